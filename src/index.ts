@@ -1,0 +1,9 @@
+export {
+  multicall3Address,
+  networkOf,
+  type VaultAddresses,
+  type VaultChainName,
+  type VaultNetwork,
+  vaultAddressKeys,
+  vaultChains,
+} from './sdk/chains.js'
