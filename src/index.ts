@@ -1,9 +1,1 @@
-export {
-  multicall3Address,
-  networkOf,
-  type VaultAddresses,
-  type VaultChainName,
-  type VaultNetwork,
-  vaultAddressKeys,
-  vaultChains,
-} from './sdk/chains.js'
+export * from './sdk/index.js'

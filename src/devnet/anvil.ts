@@ -1,0 +1,196 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { accessSync, constants } from 'node:fs'
+import { createRequire } from 'node:module'
+import { delimiter, join } from 'node:path'
+import { DevnetError } from './errors.js'
+
+/** A running anvil process. */
+export type AnvilInstance = {
+  /** `http://127.0.0.1:<port>` */
+  rpcUrl: string
+  port: number
+  /** The anvil process id. */
+  pid: number
+  /** Kills anvil and resolves once the process has exited. Safe to call twice. */
+  stop: () => Promise<void>
+}
+
+export type StartAnvilOptions = {
+  chainId: number
+  /** Genesis block number (`--number`). */
+  blockNumber?: bigint
+  /** Port to listen on; 0 (the default) lets the OS pick a free one, so parallel runs never collide. */
+  port?: number
+  /** How long to wait for anvil to listen. Default 20 s. */
+  startTimeoutMs?: number
+}
+
+const platformPackages: Record<string, string> = {
+  'linux-x64': '@foundry-rs/anvil-linux-amd64',
+  'linux-arm64': '@foundry-rs/anvil-linux-arm64',
+  'darwin-x64': '@foundry-rs/anvil-darwin-amd64',
+  'darwin-arm64': '@foundry-rs/anvil-darwin-arm64',
+  'win32-x64': '@foundry-rs/anvil-win32-amd64',
+}
+
+/**
+ * Finds the anvil binary: the one shipped by the npm package `@foundry-rs/anvil`, else `anvil` on PATH.
+ *
+ * @param options - `searchPackages: false` skips the npm package; `path` replaces `process.env.PATH`.
+ * @returns The absolute path of the binary.
+ * @throws {DevnetError} `ANVIL_NOT_FOUND` with install instructions when there is none.
+ * @example
+ * spawn(resolveAnvilBinary(), ['--port', '0'])
+ */
+export function resolveAnvilBinary(
+  options: { searchPackages?: boolean; path?: string | undefined } = {},
+): string {
+  const exe = process.platform === 'win32' ? 'anvil.exe' : 'anvil'
+  const platformPackage = platformPackages[`${process.platform}-${process.arch}`]
+  if (platformPackage && options.searchPackages !== false) {
+    try {
+      // Spawning the platform binary directly (not the package's node wrapper) means signals reach anvil itself.
+      return createRequire(import.meta.url).resolve(`${platformPackage}/bin/${exe}`)
+    } catch {
+      // not installed: fall back to PATH
+    }
+  }
+  const path = 'path' in options ? options.path : process.env.PATH
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (!dir) continue
+    const candidate = join(dir, exe)
+    try {
+      accessSync(candidate, constants.X_OK)
+      return candidate
+    } catch {
+      // keep looking
+    }
+  }
+  throw new DevnetError('anvil was not found.', {
+    code: 'ANVIL_NOT_FOUND',
+    details:
+      'Install it with `npm install --save-dev @foundry-rs/anvil` (the project devDependency), ' +
+      'or install Foundry so that `anvil` is on PATH.',
+  })
+}
+
+const running = new Set<ChildProcess>()
+let exitHookInstalled = false
+
+function killAllOnExit() {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  // A crashed or interrupted parent must not leave anvil processes behind.
+  process.once('exit', () => {
+    for (const child of running) child.kill('SIGKILL')
+  })
+}
+
+/**
+ * Starts anvil on 127.0.0.1 and resolves when it accepts connections.
+ *
+ * @param options - chain id, genesis block number, port.
+ * @returns The RPC URL and a `stop()` that leaves no process behind.
+ * @example
+ * const anvil = await startAnvil({ chainId: 84532 })
+ * // ... use anvil.rpcUrl
+ * await anvil.stop()
+ */
+export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInstance> {
+  const binary = resolveAnvilBinary()
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(options.port ?? 0),
+    '--chain-id',
+    String(options.chainId),
+  ]
+  if (options.blockNumber !== undefined) args.push('--number', options.blockNumber.toString())
+
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  running.add(child)
+  killAllOnExit()
+
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      running.delete(child)
+      resolve()
+    })
+  })
+
+  let output = ''
+  let settled = false
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      fail(
+        new DevnetError('anvil did not start in time.', {
+          code: 'ANVIL_START_FAILED',
+          details: tail(output),
+        }),
+      )
+    }, options.startTimeoutMs ?? 20_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /Listening on [^:\s]+:(\d+)/.exec(output)
+      if (match?.[1] && !settled) {
+        settled = true
+        clearTimeout(timer)
+        output = ''
+        resolve(Number(match[1]))
+      }
+    }
+    const fail = (error: Error) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      child.kill('SIGKILL')
+      reject(error)
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    child.once('error', (cause) =>
+      fail(new DevnetError('anvil could not be started.', { code: 'ANVIL_START_FAILED', cause })),
+    )
+    child.once('exit', (code) =>
+      fail(
+        new DevnetError(`anvil exited during start-up (code ${code}).`, {
+          code: 'ANVIL_START_FAILED',
+          details: tail(output),
+        }),
+      ),
+    )
+  })
+
+  // anvil logs every request; keep draining the pipes so it never blocks on a full buffer.
+  child.stdout.removeAllListeners('data')
+  child.stderr.removeAllListeners('data')
+  child.stdout.resume()
+  child.stderr.resume()
+  child.removeAllListeners('error')
+  child.on('error', () => {})
+
+  let stopping: Promise<void> | undefined
+  return {
+    rpcUrl: `http://127.0.0.1:${port}`,
+    port,
+    pid: child.pid as number,
+    stop() {
+      stopping ??= (async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGTERM')
+          const timer = setTimeout(() => child.kill('SIGKILL'), 3_000)
+          await exited
+          clearTimeout(timer)
+        }
+      })()
+      return stopping
+    },
+  }
+}
+
+function tail(text: string): string {
+  return text.trim().split('\n').slice(-10).join('\n')
+}

@@ -1,0 +1,208 @@
+import { timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { x402Facilitator } from '@x402/core/facilitator'
+import { PaymentPayloadV2Schema, PaymentRequirementsV2Schema } from '@x402/core/schemas'
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { toFacilitatorEvmSigner } from '@x402/evm'
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
+import { type Account, type Chain, createWalletClient, http, publicActions } from 'viem'
+import { z } from 'zod'
+import { redactSecrets } from '../sdk/redact.js'
+import { DevnetError } from './errors.js'
+
+export type FacilitatorServerOptions = {
+  /** The chain's RPC URL (the devnet's anvil). */
+  rpcUrl: string
+  /** The viem chain the facilitator settles on; its id decides the x402 network `eip155:<id>`. */
+  chain: Chain
+  /** The account that submits settlements and pays their gas. */
+  account: Account
+  /** When set, every request must carry `Authorization: Bearer <token>`. */
+  bearerToken?: string | undefined
+  /** Port on 127.0.0.1; 0 (the default) picks a free one. */
+  port?: number
+}
+
+export type FacilitatorServer = {
+  /** `http://127.0.0.1:<port>`, the URL to give an `HTTPFacilitatorClient`. */
+  url: string
+  /** The x402 network the facilitator serves, such as `eip155:84532`. */
+  network: `eip155:${number}`
+  /** Stops listening and closes open connections. */
+  stop: () => Promise<void>
+}
+
+const maxBodyBytes = 64 * 1024
+
+const requestBodySchema = z.object({
+  x402Version: z.literal(2).optional(),
+  paymentPayload: PaymentPayloadV2Schema,
+  paymentRequirements: PaymentRequirementsV2Schema,
+})
+
+/**
+ * Builds an x402 facilitator for the exact EVM scheme on one chain, paying gas from `account`.
+ *
+ * @returns The framework-neutral facilitator (`verify`, `settle`, `getSupported`).
+ * @example
+ * const facilitator = createDevnetFacilitator({ rpcUrl, chain, account })
+ * const supported = facilitator.getSupported()
+ */
+export function createDevnetFacilitator(
+  options: Pick<FacilitatorServerOptions, 'rpcUrl' | 'chain' | 'account'>,
+): x402Facilitator {
+  const client = createWalletClient({
+    account: options.account,
+    chain: options.chain,
+    transport: http(options.rpcUrl),
+  }).extend(publicActions)
+  // The facilitator passes loosely typed ABIs; viem's strongly typed actions accept them at run time.
+  const signer = toFacilitatorEvmSigner({
+    address: options.account.address,
+    getCode: (args) => client.getCode(args),
+    readContract: (args) => client.readContract(args as never),
+    verifyTypedData: (args) => client.verifyTypedData(args as never),
+    writeContract: (args) => client.writeContract(args as never),
+    sendTransaction: (args) => client.sendTransaction(args),
+    waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
+  })
+  return new x402Facilitator().register(`eip155:${options.chain.id}`, new ExactEvmScheme(signer))
+}
+
+/**
+ * Serves a local x402 facilitator over HTTP on loopback: `GET /supported`, `POST /verify`, `POST /settle`.
+ *
+ * Invalid payments answer 200 with `isValid: false` / `success: false` (as x402 expects); malformed
+ * requests answer 400, a missing or wrong bearer token 401, unknown paths 404.
+ *
+ * @param options - RPC URL, chain, gas-paying account, optional bearer token and port.
+ * @returns The URL, the network and `stop()`.
+ * @example
+ * const facilitator = await startFacilitatorServer({ rpcUrl, chain, account })
+ * const client = new HTTPFacilitatorClient({ url: facilitator.url })
+ */
+export async function startFacilitatorServer(
+  options: FacilitatorServerOptions,
+): Promise<FacilitatorServer> {
+  const facilitator = createDevnetFacilitator(options)
+  const expectedAuth = options.bearerToken
+    ? Buffer.from(`Bearer ${options.bearerToken}`)
+    : undefined
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // Never echo internals (RPC URLs, stacks) to the caller.
+      const message = error instanceof Error ? error.message.split('\n')[0] : 'internal error'
+      send(res, 500, {
+        error: 'internal_error',
+        message: redactSecrets(message ?? 'internal error', { hideHex32: true }),
+      })
+    })
+  })
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    if (expectedAuth && !isAuthorized(req.headers.authorization, expectedAuth)) {
+      res.setHeader('WWW-Authenticate', 'Bearer')
+      return send(res, 401, { error: 'unauthorized', message: 'A valid bearer token is required.' })
+    }
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname
+    if (path === '/supported') {
+      if (req.method !== 'GET') return methodNotAllowed(res, 'GET')
+      return send(res, 200, facilitator.getSupported())
+    }
+    if (path !== '/verify' && path !== '/settle') {
+      return send(res, 404, { error: 'not_found', message: `No route ${path}.` })
+    }
+    if (req.method !== 'POST') return methodNotAllowed(res, 'POST')
+
+    const body = await readJson(req)
+    if (!body.ok) return send(res, body.status, { error: 'invalid_request', message: body.message })
+    const parsed = requestBodySchema.safeParse(body.value)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      return send(res, 400, {
+        error: 'invalid_request',
+        message: `Invalid ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'malformed'}.`,
+      })
+    }
+    // The schemas check the network's `namespace:reference` shape but infer it as a plain string.
+    const paymentPayload = parsed.data.paymentPayload as PaymentPayload
+    const paymentRequirements = parsed.data.paymentRequirements as PaymentRequirements
+    const result =
+      path === '/verify'
+        ? await facilitator.verify(paymentPayload, paymentRequirements)
+        : await facilitator.settle(paymentPayload, paymentRequirements)
+    return send(res, 200, result)
+  }
+
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', (cause) =>
+      reject(
+        new DevnetError('The local facilitator could not listen.', {
+          code: 'FACILITATOR_START_FAILED',
+          cause,
+        }),
+      ),
+    )
+    server.listen(options.port ?? 0, '127.0.0.1', () =>
+      resolve((server.address() as AddressInfo).port),
+    )
+  })
+
+  let stopping: Promise<void> | undefined
+  return {
+    url: `http://127.0.0.1:${port}`,
+    network: `eip155:${options.chain.id}`,
+    stop() {
+      stopping ??= new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      return stopping
+    },
+  }
+}
+
+function isAuthorized(header: string | undefined, expected: Buffer): boolean {
+  if (!header) return false
+  const given = Buffer.from(header)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+function methodNotAllowed(res: ServerResponse, allow: string) {
+  res.setHeader('Allow', allow)
+  send(res, 405, { error: 'method_not_allowed', message: `Use ${allow}.` })
+}
+
+function send(res: ServerResponse, status: number, body: unknown) {
+  if (res.headersSent) return
+  const text = JSON.stringify(body, (_key, value) =>
+    typeof value === 'bigint' ? value.toString() : value,
+  )
+  res.writeHead(status, { 'Content-Type': 'application/json' })
+  res.end(text)
+}
+
+type JsonBody = { ok: true; value: unknown } | { ok: false; status: number; message: string }
+
+async function readJson(req: IncomingMessage): Promise<JsonBody> {
+  const type = req.headers['content-type'] ?? ''
+  if (!type.includes('application/json')) {
+    return { ok: false, status: 415, message: 'Content-Type must be application/json.' }
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > maxBodyBytes) {
+      return { ok: false, status: 413, message: `Body larger than ${maxBodyBytes} bytes.` }
+    }
+    chunks.push(chunk as Buffer)
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) }
+  } catch {
+    return { ok: false, status: 400, message: 'Body is not valid JSON.' }
+  }
+}

@@ -1,0 +1,170 @@
+import {
+  type Address,
+  type Chain,
+  createTestClient,
+  createWalletClient,
+  type Hex,
+  http,
+  parseAbi,
+  publicActions,
+  toHex,
+} from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { type VaultAddresses, type VaultChainName, vaultChains } from '../sdk/chains.js'
+import { startAnvil } from './anvil.js'
+import { deployVaultStack, installMulticall3 } from './deploy.js'
+import { DevnetError } from './errors.js'
+import { startFacilitatorServer } from './facilitator.js'
+
+/** A devnet account. Its key is public knowledge (anvil's test mnemonic): never use it on a real network. */
+export type DevnetAccount = { address: Address; privateKey: Hex }
+
+export type StartDevnetOptions = {
+  /** Which public chain the devnet imitates (its chain id). Default `base-sepolia` (84532). */
+  chain?: VaultChainName
+  /** Anvil's port on 127.0.0.1; by default a free one. */
+  port?: number
+  /** Also serve a local x402 facilitator; `{ bearerToken }` makes it require that token. */
+  facilitator?: boolean | { bearerToken?: string; port?: number }
+  /** Test USDC (base units) minted to the merchant and to the buyer. Default 1,000 USDC each. */
+  fundUsdc?: bigint
+}
+
+export type Devnet = {
+  rpcUrl: string
+  chain: VaultChainName
+  chainId: number
+  /** The viem chain of the imitated network with its RPC URL pointed at the devnet. */
+  viemChain: Chain
+  addresses: VaultAddresses
+  accounts: {
+    /** Deploys the stack; owner of the test knobs and the router's emergency multisig. */
+    deployer: DevnetAccount
+    merchant: DevnetAccount
+    buyer: DevnetAccount
+    /** Submits x402 settlements and pays their gas. */
+    facilitator: DevnetAccount
+  }
+  /** The local x402 facilitator's URL, when one was asked for. */
+  facilitatorUrl?: string
+  /** Moves the chain's clock forward and mines a block, so interest accrues. */
+  advanceTime: (seconds: number | bigint) => Promise<void>
+  /** Stops the facilitator and anvil; leaves no process behind. */
+  stop: () => Promise<void>
+}
+
+/** Anvil's well-known test mnemonic: its accounts come pre-funded with ETH for gas. */
+const anvilMnemonic = 'test test test test test test test test test test test junk'
+const accountRoles = ['deployer', 'merchant', 'buyer', 'facilitator'] as const
+
+const usdcMintAbi = parseAbi(['function mint(address to, uint256 amount)'])
+
+/**
+ * Starts a local chain with the whole vault protocol deployed (and optionally an x402 facilitator).
+ *
+ * Anvil runs with the chain id of `base-sepolia` or `base`, so the SDK treats it like the public
+ * network with an address override. The genesis block sits above viem's Multicall3 `blockCreated`
+ * for that chain, so block-pinned multicalls work.
+ *
+ * @param options - chain, port, facilitator, funding.
+ * @returns The devnet: RPC URL, addresses, accounts, `advanceTime`, `stop`.
+ * @example
+ * const devnet = await startDevnet({ chain: 'base-sepolia', facilitator: true })
+ * console.log(devnet.rpcUrl, devnet.addresses.router)
+ * await devnet.stop()
+ */
+export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
+  const chainName = options.chain ?? 'base-sepolia'
+  const entry = vaultChains[chainName]
+  const multicallBlock = entry.viemChain.contracts?.multicall3?.blockCreated ?? 0
+  const anvil = await startAnvil({
+    chainId: entry.chainId,
+    blockNumber: BigInt(multicallBlock) + 1_000n,
+    ...(options.port === undefined ? {} : { port: options.port }),
+  })
+
+  const stops: (() => Promise<void>)[] = [anvil.stop]
+  const stop = async () => {
+    for (const fn of stops.reverse()) await fn()
+    stops.length = 0
+  }
+
+  try {
+    const viemChain: Chain = {
+      ...entry.viemChain,
+      rpcUrls: { default: { http: [anvil.rpcUrl] } },
+    }
+    const accounts = Object.fromEntries(
+      accountRoles.map((role, addressIndex) => {
+        const account = mnemonicToAccount(anvilMnemonic, { addressIndex })
+        const key = account.getHdKey().privateKey
+        if (!key) throw new Error(`no private key for ${role}`)
+        return [role, { address: account.address, privateKey: toHex(key) }]
+      }),
+    ) as Devnet['accounts']
+
+    const client = createWalletClient({
+      account: mnemonicToAccount(anvilMnemonic, { addressIndex: 0 }),
+      chain: viemChain,
+      transport: http(anvil.rpcUrl),
+    }).extend(publicActions)
+
+    const testClient = createTestClient({
+      mode: 'anvil',
+      chain: viemChain,
+      transport: http(anvil.rpcUrl),
+    })
+
+    await installMulticall3(client)
+    const addresses = await deployVaultStack({ client })
+
+    const fund = options.fundUsdc ?? 1_000_000_000n
+    for (const wallet of [accounts.merchant.address, accounts.buyer.address]) {
+      const hash = await client.writeContract({
+        address: addresses.usdc,
+        abi: usdcMintAbi,
+        functionName: 'mint',
+        args: [wallet, fund],
+      })
+      const receipt = await client.waitForTransactionReceipt({ hash })
+      if (receipt.status !== 'success') throw new Error(`funding ${wallet} reverted`)
+    }
+
+    let facilitatorUrl: string | undefined
+    if (options.facilitator) {
+      const settings = options.facilitator === true ? {} : options.facilitator
+      const facilitator = await startFacilitatorServer({
+        rpcUrl: anvil.rpcUrl,
+        chain: viemChain,
+        account: mnemonicToAccount(anvilMnemonic, { addressIndex: 3 }),
+        bearerToken: settings.bearerToken,
+        ...(settings.port === undefined ? {} : { port: settings.port }),
+      })
+      stops.push(facilitator.stop)
+      facilitatorUrl = facilitator.url
+    }
+
+    return {
+      rpcUrl: anvil.rpcUrl,
+      chain: chainName,
+      chainId: entry.chainId,
+      viemChain,
+      addresses,
+      accounts,
+      ...(facilitatorUrl ? { facilitatorUrl } : {}),
+      async advanceTime(seconds) {
+        await testClient.increaseTime({ seconds: Number(seconds) })
+        await testClient.mine({ blocks: 1 })
+      },
+      stop,
+    }
+  } catch (cause) {
+    await stop()
+    if (cause instanceof DevnetError) throw cause
+    throw new DevnetError('The devnet could not be set up.', {
+      code: 'DEPLOY_FAILED',
+      details: cause instanceof Error ? cause.message.split('\n')[0] : undefined,
+      cause,
+    })
+  }
+}

@@ -1,0 +1,2 @@
+// The Express plugin (`x402-vault/express`) arrives with the seller-integration issue.
+export {}

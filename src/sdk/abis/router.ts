@@ -1,0 +1,108 @@
+import { parseAbi } from 'viem'
+
+/**
+ * The vault router (`DivigentVaultRouter`): registration, deposits, withdrawals, previews, wiring
+ * getters, events and every custom error it can revert with (PROTOCOL.md §2).
+ *
+ * Amounts are USDC base units (6 decimals); `pricePerShare` is 1e18-scaled; `VaultType` is a `uint8`
+ * (0 = Aave, 1 = Morpho). `withdrawCapacity()` returns one static struct, whose ABI encoding is the same
+ * as seven flat return values.
+ */
+export const routerAbi = parseAbi([
+  // registration and roles
+  'function initialize()',
+  'function initializeFor(address wallet, uint256 deadline, bytes sig)',
+  'function authorizedWallets(address wallet) view returns (bool)',
+  'function nonces(address wallet) view returns (uint256)',
+  'function setOperator(address operator, bool approved)',
+  'function isOperator(address wallet, address operator) view returns (bool)',
+  // money in and out
+  'function deposit(uint256 amount, address wallet, uint256 minSharesOut) returns (uint256 dvUsdcMinted)',
+  'function depositWithPermit(uint256 amount, address wallet, uint256 deadline, uint8 v, bytes32 r, bytes32 s, uint256 minSharesOut) returns (uint256 dvUsdcMinted)',
+  'function withdraw(uint256 shares, address wallet, uint256 minUsdcOut) returns (uint256 usdcReturned)',
+  // views
+  'function previewDeposit(uint256 assets) view returns (uint256 dvUsdcOut)',
+  'function previewRedeem(uint256 dvUsdcShares, address wallet) view returns (uint256 usdcOut)',
+  'function previewWithdrawNet(uint256 desiredNetUSDC, address wallet) view returns (uint256 dvUsdcShares)',
+  'function convertToShares(uint256 assets) view returns (uint256 shares)',
+  'function convertToAssets(uint256 shares) view returns (uint256 assets)',
+  'function pricePerShare() view returns (uint256)',
+  'function totalVaultAssets() view returns (uint256)',
+  'function currentTVLCap() view returns (uint256)',
+  'function getPosition(address wallet) view returns (uint256 depositedUSDC, uint256 currentValue, uint256 accruedYield)',
+  'function costBasisUSDC(address wallet) view returns (uint256)',
+  'function getCurrentAllocation() view returns (uint256 aaveAssets, uint256 morphoAssets)',
+  'function getRecommendedRoute(uint256 amount) view returns (uint8 vaultType)',
+  'function oracleStatus() view returns (uint256 lastObservationTime, bool fresh)',
+  'struct VaultCapacity { uint256 aaveAssetsHeld; uint256 aaveIdleLiquidity; uint256 aaveWithdrawCap; uint256 morphoAssetsHeld; uint256 morphoWithdrawCap; bool morphoReachable; uint256 totalWithdrawCap; }',
+  'function withdrawCapacity() view returns (VaultCapacity capacity)',
+  'function depositsPaused() view returns (bool)',
+  'function MIN_DEPOSIT() view returns (uint256)',
+  'function DEPLOYMENT_TIME() view returns (uint256)',
+  'function TVL_CAP_INITIAL() view returns (uint256)',
+  'function TVL_CAP_DAY_31() view returns (uint256)',
+  'function TVL_CAP_REMOVED() view returns (uint256)',
+  // wiring
+  'function USDC() view returns (address)',
+  'function A_TOKEN() view returns (address)',
+  'function AAVE_POOL() view returns (address)',
+  'function MORPHO_VAULT() view returns (address)',
+  'function ORACLE() view returns (address)',
+  'function FEE_COLLECTOR() view returns (address)',
+  'function DV_USDC() view returns (address)',
+  'function EMERGENCY_MULTISIG() view returns (address)',
+  // admin (emergency multisig only; this package never calls them)
+  'function pauseDeposits()',
+  'function unpauseDeposits()',
+  'function setMorphoViewGas(uint256 newGas)',
+  'function proposeTreasuryRotation(address newTreasury)',
+  'function executeTreasuryRotation()',
+  'function cancelTreasuryRotation()',
+  // events
+  'event Deposited(address indexed wallet, uint256 usdcAmount, uint256 dvUsdcMinted, uint8 indexed vaultType)',
+  'event Withdrawn(address indexed wallet, uint256 dvUsdcBurned, uint256 usdcReturned, uint256 yieldEarned, uint256 feePaid)',
+  'event WalletAuthorised(address indexed wallet)',
+  'event OperatorSet(address indexed wallet, address indexed operator, bool approved)',
+  'event DepositsPaused(bool paused)',
+  'event MorphoViewGasUpdated(uint256 oldGas, uint256 newGas)',
+  'event ExitRedirected(address indexed wallet, uint256 targetAave, uint256 targetMorpho, uint256 actualAave, uint256 actualMorpho, bool shortLeg)',
+  // errors
+  'error NotAuthorised()',
+  'error DepositsPausedError()',
+  'error ZeroAmount()',
+  'error ZeroAddress()',
+  'error TVLCapExceeded(uint256 requested, uint256 cap)',
+  'error InsufficientShares(uint256 requested, uint256 available)',
+  'error NotEmergencyMultisig()',
+  'error WalletAlreadyAuthorised()',
+  'error PermitExpired()',
+  'error InsufficientPermitAllowance(uint256 currentAllowance, uint256 required)',
+  'error NoPositionToWithdraw()',
+  'error PositionRoundsToZero()',
+  'error PreviewMathDegenerate()',
+  'error UnserviceableNet(uint256 desiredNetUSDC, uint256 maxDeliverable)',
+  'error InvalidAmount()',
+  'error SlippageExceeded(uint256 received, uint256 minExpected)',
+  'error InvalidSignature()',
+  'error NoSafeRoute(uint256 amount)',
+  'error InsufficientVaultLiquidity(uint256 requested, uint256 available)',
+  'error StaleOracle()',
+  'error MorphoUnreachable()',
+  'error MorphoViewGasOutOfBounds(uint256 provided, uint256 min, uint256 max)',
+  'error ZeroUsdc()',
+  'error ZeroAavePool()',
+  'error ZeroAToken()',
+  'error ZeroMorphoVault()',
+  'error ZeroOracle()',
+  'error ZeroFeeCollector()',
+  'error ZeroDvUsdc()',
+  'error ZeroEmergencyMultisig()',
+  // OpenZeppelin errors the router can surface
+  'error SafeERC20FailedOperation(address token)',
+  'error ReentrancyGuardReentrantCall()',
+  'error ECDSAInvalidSignature()',
+  'error ECDSAInvalidSignatureLength(uint256 length)',
+  'error ECDSAInvalidSignatureS(bytes32 s)',
+  'error InvalidShortString()',
+  'error StringTooLong(string str)',
+])

@@ -1,0 +1,293 @@
+import {
+  type Account,
+  type Address,
+  domainSeparator,
+  type Hash,
+  isAddressEqual,
+  parseEventLogs,
+  parseSignature,
+} from 'viem'
+import { signTypedData, simulateContract } from 'viem/actions'
+import { routerAbi } from '../abis/index.js'
+import type { VaultContext, VaultWalletClient } from '../context.js'
+import { VaultPreconditionError, VaultTransactionError, VaultValidationError } from '../errors.js'
+import {
+  assertDepositPossible,
+  type DepositChecks,
+  readDepositChecks,
+} from '../internal/depositPreflight.js'
+import { guard } from '../internal/read.js'
+import {
+  applySlippage,
+  resolveAccount,
+  validateAmount,
+  validateSlippage,
+  validateWallet,
+} from '../internal/validate.js'
+import { sendRequest, type WaitOptions, waitForSuccess } from '../internal/write.js'
+import { formatUsdc } from '../money.js'
+import { approveUsdcAndWait } from './approveUsdc.js'
+import type { VenueName } from './getYield.js'
+
+export type DepositParameters = {
+  /** USDC base units. */
+  amount: bigint
+  /** The registered wallet that pays and receives the shares. Default: the sending account. */
+  wallet?: Address | undefined
+  /** Tolerance on the shares minted, in bps (0–1000). Default 10. */
+  slippageBps?: number | undefined
+  /** Overrides the computed minimum of shares (advanced; normally leave it to `slippageBps`). */
+  minSharesOut?: bigint | undefined
+  /**
+   * `'auto'` (default): when the allowance is short, sign an EIP-2612 permit and deposit in one
+   * transaction (`depositWithPermit`) if the USDC supports it, else approve then deposit.
+   * `'never'`: always approve then deposit.
+   */
+  permit?: 'auto' | 'never' | undefined
+  /** The sending account. Default: the wallet client's account. */
+  account?: Account | Address | undefined
+}
+
+/** How the deposit was sent. */
+export type DepositMethod = 'deposit' | 'depositWithPermit'
+
+/** A confirmed deposit, read from the router's `Deposited` log. */
+export type DepositResult = {
+  txHash: Hash
+  wallet: Address
+  /** USDC deposited (base units). */
+  usdcAmount: bigint
+  /** Shares minted (base units). */
+  sharesMinted: bigint
+  /** The venue the router chose. */
+  venue: VenueName
+  vaultType: number
+  method: DepositMethod
+  /** The approval sent first, when there was one. */
+  approvalTxHash?: Hash
+  blockNumber: bigint
+}
+
+type Executed = { hash: Hash; wallet: Address; method: DepositMethod; approvalTxHash?: Hash }
+
+/**
+ * Deposits USDC into the vault: checks (pause, registration, minimum, TVL cap, balance) in one round
+ * trip, then, when the router's allowance is short, uses an EIP-2612 permit in the same transaction
+ * (`depositWithPermit`) or falls back to approve-then-deposit. Every transaction is simulated first; a
+ * deposit that would fail is refused before anything is sent (e.g. `BELOW_MIN_DEPOSIT`).
+ *
+ * @param ctx - The vault client, with a wallet client.
+ * @param params - `amount`, `wallet`, `slippageBps`, `minSharesOut`, `permit`, `account`.
+ * @returns The deposit transaction's hash (an approval, if one was needed, is already confirmed).
+ * @throws {VaultPreconditionError} `DEPOSITS_PAUSED`, `BELOW_MIN_DEPOSIT`, `TVL_CAP_EXCEEDED`,
+ *   `INSUFFICIENT_USDC`, `WALLET_NOT_REGISTERED`, `INSUFFICIENT_ALLOWANCE`; {VaultContractError} from the simulation.
+ * @example
+ * const hash = await vault.deposit({ amount: parseUsdc('25') })
+ */
+export async function deposit(ctx: VaultContext, params: DepositParameters): Promise<Hash> {
+  return (await executeDeposit(ctx, params)).hash
+}
+
+/**
+ * Deposits and waits for the receipt; returns what the router's `Deposited` log says.
+ *
+ * @param ctx - The vault client, with a wallet client.
+ * @param params - As `deposit`, plus `confirmations` and `timeout`.
+ * @returns `{ txHash, sharesMinted, usdcAmount, venue, method, approvalTxHash?, … }`.
+ * @example
+ * const { txHash, sharesMinted } = await vault.depositAndWait({ amount: parseUsdc('25') })
+ */
+export async function depositAndWait(
+  ctx: VaultContext,
+  params: DepositParameters & WaitOptions,
+): Promise<DepositResult> {
+  const executed = await executeDeposit(ctx, params)
+  const receipt = await waitForSuccess(ctx, executed.hash, 'Deposit', params)
+  const logs = parseEventLogs({
+    abi: routerAbi,
+    eventName: 'Deposited',
+    logs: receipt.logs.filter((log) => isAddressEqual(log.address, ctx.addresses.router)),
+  })
+  const log = logs.find((entry) => isAddressEqual(entry.args.wallet, executed.wallet))
+  if (!log) {
+    throw new VaultTransactionError(
+      'EVENT_NOT_FOUND',
+      `Deposit ${executed.hash} succeeded but the router emitted no Deposited log for ${executed.wallet}.`,
+      { txHash: executed.hash },
+    )
+  }
+  return {
+    txHash: executed.hash,
+    wallet: executed.wallet,
+    usdcAmount: log.args.usdcAmount,
+    sharesMinted: log.args.dvUsdcMinted,
+    venue: log.args.vaultType === 0 ? 'aave' : 'morpho',
+    vaultType: log.args.vaultType,
+    method: executed.method,
+    ...(executed.approvalTxHash ? { approvalTxHash: executed.approvalTxHash } : {}),
+    blockNumber: receipt.blockNumber,
+  }
+}
+
+async function executeDeposit(ctx: VaultContext, params: DepositParameters): Promise<Executed> {
+  const { walletClient, account, address } = resolveAccount(ctx, params.account)
+  const wallet = params.wallet === undefined ? address : validateWallet(params.wallet)
+  const amount = validateAmount(params.amount)
+  const slippageBps = validateSlippage(params.slippageBps)
+  if (
+    params.minSharesOut !== undefined &&
+    (typeof params.minSharesOut !== 'bigint' || params.minSharesOut < 0n)
+  ) {
+    throw new VaultValidationError(
+      'INVALID_AMOUNT',
+      'minSharesOut must be a bigint ≥ 0 (shares, base units).',
+      {
+        field: 'minSharesOut',
+      },
+    )
+  }
+  if (params.permit !== undefined && params.permit !== 'auto' && params.permit !== 'never') {
+    throw new VaultValidationError('INVALID_ARGUMENT', "permit must be 'auto' or 'never'.", {
+      field: 'permit',
+    })
+  }
+
+  const checks = await readDepositChecks(ctx, wallet, amount, 'Deposit')
+  assertDepositPossible(checks, amount)
+  if (!checks.registered) {
+    throw new VaultPreconditionError(
+      'WALLET_NOT_REGISTERED',
+      `Wallet ${wallet} is not registered with the vault router; register it first with ensureInitializedAndWait({ wallet }) (or initialize() from the wallet).`,
+      { wallet },
+    )
+  }
+  const minSharesOut = params.minSharesOut ?? applySlippage(checks.expectedShares, slippageBps)
+  const simulateDeposit = () =>
+    guard(ctx, 'Deposit simulation', () =>
+      simulateContract(ctx.publicClient, {
+        account,
+        address: ctx.addresses.router,
+        abi: routerAbi,
+        functionName: 'deposit',
+        args: [amount, wallet, minSharesOut],
+      }),
+    )
+
+  if (checks.allowance >= amount) {
+    const { request } = await simulateDeposit()
+    return {
+      hash: await sendRequest(ctx, walletClient, account, request, 'Deposit'),
+      wallet,
+      method: 'deposit',
+    }
+  }
+
+  const ownWallet = isAddressEqual(wallet, address)
+  if ((params.permit ?? 'auto') === 'auto' && ownWallet) {
+    const hash = await tryPermitDeposit(
+      ctx,
+      walletClient,
+      account,
+      wallet,
+      amount,
+      minSharesOut,
+      checks,
+    )
+    if (hash) return { hash, wallet, method: 'depositWithPermit' }
+  }
+  if (!ownWallet) {
+    throw new VaultPreconditionError(
+      'INSUFFICIENT_ALLOWANCE',
+      `Wallet ${wallet} has approved the router for ${formatUsdc(checks.allowance)} USDC, less than ${formatUsdc(amount)}; the wallet itself must approve it (an operator cannot).`,
+      { allowance: checks.allowance, amount, shortfall: amount - checks.allowance },
+    )
+  }
+  const approval = await approveUsdcAndWait(ctx, { amount, account })
+  const { request } = await simulateDeposit()
+  return {
+    hash: await sendRequest(ctx, walletClient, account, request, 'Deposit'),
+    wallet,
+    method: 'deposit',
+    approvalTxHash: approval.txHash,
+  }
+}
+
+/** Deposits with an EIP-2612 permit when the USDC supports it; `undefined` means "use approve instead". */
+async function tryPermitDeposit(
+  ctx: VaultContext,
+  walletClient: VaultWalletClient,
+  account: Account | Address,
+  wallet: Address,
+  amount: bigint,
+  minSharesOut: bigint,
+  checks: DepositChecks,
+): Promise<Hash | undefined> {
+  const permit = checks.permit
+  if (!permit) return undefined
+  const versions = [
+    ...new Set([permit.version, '2', '1'].filter((v): v is string => typeof v === 'string')),
+  ]
+  const domain = versions
+    .map((version) => ({
+      name: permit.name,
+      version,
+      chainId: ctx.chainId,
+      verifyingContract: ctx.addresses.usdc,
+    }))
+    .find(
+      (candidate) =>
+        domainSeparator({ domain: candidate }).toLowerCase() ===
+        permit.domainSeparator.toLowerCase(),
+    )
+  if (!domain) return undefined
+
+  const deadline = checks.blockTimestamp + 1800n
+  const signature = await guard(ctx, 'Permit signature', () =>
+    signTypedData(walletClient, {
+      account,
+      domain,
+      types: {
+        Permit: [
+          { name: 'owner', type: 'address' },
+          { name: 'spender', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+      },
+      primaryType: 'Permit',
+      message: {
+        owner: wallet,
+        spender: ctx.addresses.router,
+        value: amount,
+        nonce: permit.nonce,
+        deadline,
+      },
+    }),
+  )
+  const { r, s, v, yParity } = parseSignature(signature)
+  const vByte = Number(v ?? BigInt(yParity + 27))
+  let request: object
+  try {
+    ;({ request } = await guard(ctx, 'Deposit (permit) simulation', () =>
+      simulateContract(ctx.publicClient, {
+        account,
+        address: ctx.addresses.router,
+        abi: routerAbi,
+        functionName: 'depositWithPermit',
+        args: [amount, wallet, deadline, vByte, r, s, minSharesOut],
+      }),
+    ))
+  } catch (error) {
+    // The router swallows a failed permit and then finds no allowance: fall back to approve.
+    const code = (error as { code?: string }).code
+    if (
+      code === 'INSUFFICIENT_ALLOWANCE' ||
+      code === 'INVALID_SIGNATURE' ||
+      code === 'PERMIT_EXPIRED'
+    )
+      return undefined
+    throw error
+  }
+  return sendRequest(ctx, walletClient, account, request, 'Deposit (permit)')
+}

@@ -1,0 +1,65 @@
+import { type Address, type Hash, isAddressEqual } from 'viem'
+import type { VaultContext } from '../context.js'
+import { VaultPreconditionError } from '../errors.js'
+import { validateWallet } from '../internal/validate.js'
+import type { WaitOptions } from '../internal/write.js'
+import { initializeAndWait } from './initialize.js'
+import { isRegistered } from './isRegistered.js'
+
+export type EnsureInitializedParameters = {
+  /** The wallet that must be registered. Default: the wallet client's account. */
+  wallet?: Address | undefined
+} & WaitOptions
+
+/** The outcome of `ensureInitializedAndWait`. */
+export type EnsureInitializedResult = {
+  wallet: Address
+  /** `true` when nothing had to be done. */
+  alreadyRegistered: boolean
+  /** The registration transaction, when one was sent. */
+  txHash: Hash | null
+}
+
+/**
+ * Makes sure a wallet is registered with the router, idempotently: await it once for the merchant
+ * wallet before use. Registered → returns without a transaction. Not registered and the wallet client's
+ * account is that wallet → sends `initialize()` and waits for the receipt. Otherwise throws
+ * `WALLET_NOT_REGISTERED` (only the wallet itself can register).
+ *
+ * @param ctx - The vault client.
+ * @param params - `wallet` (default: the wallet client's account), `confirmations`, `timeout`.
+ * @returns `{ wallet, alreadyRegistered, txHash }`.
+ * @example
+ * await vault.ensureInitializedAndWait({ wallet: merchant.address })
+ */
+export async function ensureInitializedAndWait(
+  ctx: VaultContext,
+  params: EnsureInitializedParameters = {},
+): Promise<EnsureInitializedResult> {
+  const accountAddress = accountAddressOf(ctx)
+  const walletInput = params.wallet ?? accountAddress
+  if (walletInput === undefined) {
+    throw new VaultPreconditionError(
+      'WALLET_NOT_REGISTERED',
+      'No wallet given and the vault client has no wallet client account: pass `wallet`.',
+    )
+  }
+  const wallet = validateWallet(walletInput)
+  if (await isRegistered(ctx, { wallet })) return { wallet, alreadyRegistered: true, txHash: null }
+  if (!accountAddress || !isAddressEqual(accountAddress, wallet)) {
+    throw new VaultPreconditionError(
+      'WALLET_NOT_REGISTERED',
+      accountAddress
+        ? `Wallet ${wallet} is not registered with the vault router, and the wallet client's account (${accountAddress}) cannot register it: a wallet registers itself. Send initialize() from ${wallet} (see planInitialize).`
+        : `Wallet ${wallet} is not registered with the vault router, and there is no wallet client to register it. Send initialize() from ${wallet} (see planInitialize).`,
+      { wallet, ...(accountAddress ? { account: accountAddress } : {}) },
+    )
+  }
+  const { txHash } = await initializeAndWait(ctx, params)
+  return { wallet, alreadyRegistered: false, txHash }
+}
+
+function accountAddressOf(ctx: VaultContext): Address | undefined {
+  const account = ctx.walletClient?.account
+  return account?.address
+}

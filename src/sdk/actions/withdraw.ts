@@ -1,0 +1,136 @@
+import { type Account, type Address, type Hash, isAddressEqual, parseEventLogs } from 'viem'
+import { simulateContract } from 'viem/actions'
+import { routerAbi } from '../abis/index.js'
+import type { VaultContext } from '../context.js'
+import { VaultTransactionError, VaultValidationError } from '../errors.js'
+import { guard } from '../internal/read.js'
+import { resolveAccount, validateSlippage, validateWallet } from '../internal/validate.js'
+import { parseWithdrawTarget, quoteWithdraw } from '../internal/withdrawPreflight.js'
+import { sendRequest, type WaitOptions, waitForSuccess } from '../internal/write.js'
+
+/**
+ * A withdrawal: by `amount` (USDC the wallet receives at least, after the fee) or by `shares`
+ * (exactly that many burned). Exactly one of the two.
+ */
+export type WithdrawParameters = {
+  /** The wallet that holds the shares and receives the USDC. Default: the sending account. */
+  wallet?: Address | undefined
+  /** Tolerance on the USDC out when withdrawing by shares, in bps (0–1000). Default 10. */
+  slippageBps?: number | undefined
+  /** Overrides the computed minimum USDC out (advanced). By amount it may not be below the amount. */
+  minUsdcOut?: bigint | undefined
+  /** The sending account (the wallet or its operator). Default: the wallet client's account. */
+  account?: Account | Address | undefined
+} & ({ amount: bigint; shares?: undefined } | { shares: bigint; amount?: undefined })
+
+/** A confirmed withdrawal, read from the router's `Withdrawn` log. */
+export type WithdrawResult = {
+  txHash: Hash
+  wallet: Address
+  /** Shares burned. */
+  sharesBurned: bigint
+  /** USDC the wallet received, after the fee. */
+  usdcReturned: bigint
+  /** Yield realised by this withdrawal (before the fee). */
+  yieldEarned: bigint
+  /** The fee paid to the treasury. */
+  feePaid: bigint
+  blockNumber: bigint
+}
+
+/**
+ * Withdraws from the vault, by USDC amount (`previewWithdrawNet` shares, `minUsdcOut = amount`) or by
+ * shares (`previewRedeem` minus slippage). Checks registration and share balance, simulates, then sends;
+ * a withdrawal that would fail is refused before anything is sent.
+ *
+ * @param ctx - The vault client, with a wallet client.
+ * @param params - `amount` or `shares`, `wallet`, `slippageBps`, `minUsdcOut`, `account`.
+ * @returns The transaction hash.
+ * @throws {VaultPreconditionError} `WALLET_NOT_REGISTERED`, `INSUFFICIENT_SHARES`; {VaultContractError}
+ *   `UNSERVICEABLE_AMOUNT`, `SLIPPAGE_EXCEEDED`, `INSUFFICIENT_VAULT_LIQUIDITY`, … from the simulation.
+ * @example
+ * await vault.withdraw({ amount: parseUsdc('5') })
+ */
+export async function withdraw(ctx: VaultContext, params: WithdrawParameters): Promise<Hash> {
+  return (await executeWithdraw(ctx, params)).hash
+}
+
+/**
+ * Withdraws and waits for the receipt; returns what the router's `Withdrawn` log says.
+ *
+ * @param ctx - The vault client, with a wallet client.
+ * @param params - As `withdraw`, plus `confirmations` and `timeout`.
+ * @returns `{ txHash, usdcReturned, sharesBurned, yieldEarned, feePaid, … }`.
+ * @example
+ * const { usdcReturned } = await vault.withdrawAndWait({ shares: 1_000_000n })
+ */
+export async function withdrawAndWait(
+  ctx: VaultContext,
+  params: WithdrawParameters & WaitOptions,
+): Promise<WithdrawResult> {
+  const { hash, wallet } = await executeWithdraw(ctx, params)
+  const receipt = await waitForSuccess(ctx, hash, 'Withdrawal', params)
+  const logs = parseEventLogs({
+    abi: routerAbi,
+    eventName: 'Withdrawn',
+    logs: receipt.logs.filter((log) => isAddressEqual(log.address, ctx.addresses.router)),
+  })
+  const log = logs.find((entry) => isAddressEqual(entry.args.wallet, wallet))
+  if (!log) {
+    throw new VaultTransactionError(
+      'EVENT_NOT_FOUND',
+      `Withdrawal ${hash} succeeded but the router emitted no Withdrawn log for ${wallet}.`,
+      { txHash: hash },
+    )
+  }
+  return {
+    txHash: hash,
+    wallet,
+    sharesBurned: log.args.dvUsdcBurned,
+    usdcReturned: log.args.usdcReturned,
+    yieldEarned: log.args.yieldEarned,
+    feePaid: log.args.feePaid,
+    blockNumber: receipt.blockNumber,
+  }
+}
+
+async function executeWithdraw(
+  ctx: VaultContext,
+  params: WithdrawParameters,
+): Promise<{ hash: Hash; wallet: Address }> {
+  const { walletClient, account, address } = resolveAccount(ctx, params.account)
+  const wallet = params.wallet === undefined ? address : validateWallet(params.wallet)
+  const target = parseWithdrawTarget(params)
+  const slippageBps = validateSlippage(params.slippageBps)
+  const quote = await quoteWithdraw(ctx, wallet, target, slippageBps, 'Withdrawal')
+  let minUsdcOut = quote.minUsdcOut
+  if (params.minUsdcOut !== undefined) {
+    if (typeof params.minUsdcOut !== 'bigint' || params.minUsdcOut < 0n) {
+      throw new VaultValidationError(
+        'INVALID_AMOUNT',
+        'minUsdcOut must be a bigint ≥ 0 (USDC base units).',
+        {
+          field: 'minUsdcOut',
+        },
+      )
+    }
+    if (target.mode === 'amount' && params.minUsdcOut < target.amount) {
+      throw new VaultValidationError(
+        'INVALID_AMOUNT',
+        'minUsdcOut may not be below the requested amount when withdrawing by amount.',
+        { field: 'minUsdcOut' },
+      )
+    }
+    minUsdcOut = params.minUsdcOut
+  }
+  const { request } = await guard(ctx, 'Withdrawal simulation', () =>
+    simulateContract(ctx.publicClient, {
+      account,
+      address: ctx.addresses.router,
+      abi: routerAbi,
+      functionName: 'withdraw',
+      args: [quote.shares, wallet, minUsdcOut],
+    }),
+  )
+  return { hash: await sendRequest(ctx, walletClient, account, request, 'Withdrawal'), wallet }
+}

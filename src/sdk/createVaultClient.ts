@@ -1,0 +1,277 @@
+import type { Address, Hash } from 'viem'
+import {
+  type ApproveUsdcParameters,
+  type ApproveUsdcResult,
+  approveUsdc,
+  approveUsdcAndWait,
+} from './actions/approveUsdc.js'
+import {
+  type DepositParameters,
+  type DepositResult,
+  deposit,
+  depositAndWait,
+} from './actions/deposit.js'
+import {
+  type EnsureInitializedParameters,
+  type EnsureInitializedResult,
+  ensureInitializedAndWait,
+} from './actions/ensureInitializedAndWait.js'
+import { getMinDeposit } from './actions/getMinDeposit.js'
+import { getPosition, type VaultPosition } from './actions/getPosition.js'
+import { getShareBalance } from './actions/getShareBalance.js'
+import { getStatus, type VaultStatus } from './actions/getStatus.js'
+import { getUsdcAllowance } from './actions/getUsdcAllowance.js'
+import { getUsdcBalance } from './actions/getUsdcBalance.js'
+import { getYield, type VaultYield } from './actions/getYield.js'
+import {
+  type InitializeParameters,
+  type InitializeResult,
+  initialize,
+  initializeAndWait,
+} from './actions/initialize.js'
+import { isRegistered } from './actions/isRegistered.js'
+import {
+  type ApproveUsdcPlan,
+  type PlanApproveUsdcParameters,
+  planApproveUsdc,
+} from './actions/planApproveUsdc.js'
+import { type DepositPlan, type PlanDepositParameters, planDeposit } from './actions/planDeposit.js'
+import {
+  type InitializePlan,
+  type PlanInitializeParameters,
+  planInitialize,
+} from './actions/planInitialize.js'
+import {
+  type PlanWithdrawParameters,
+  planWithdraw,
+  type WithdrawPlan,
+} from './actions/planWithdraw.js'
+import { previewDeposit } from './actions/previewDeposit.js'
+import { previewRedeem } from './actions/previewRedeem.js'
+import { previewWithdrawNet } from './actions/previewWithdrawNet.js'
+import { type VerifyAddressesResult, verifyAddresses } from './actions/verifyAddresses.js'
+import {
+  type WithdrawParameters,
+  type WithdrawResult,
+  withdraw,
+  withdrawAndWait,
+} from './actions/withdraw.js'
+import {
+  networkOf,
+  type VaultAddresses,
+  type VaultChainName,
+  vaultAddressKeys,
+  vaultChains,
+} from './chains.js'
+import type { VaultContext, VaultPublicClient, VaultWalletClient } from './context.js'
+import { VaultConfigError, VaultValidationError } from './errors.js'
+import type { WaitOptions } from './internal/write.js'
+import { evmAddress } from './money.js'
+
+export type CreateVaultClientParameters = {
+  /** Any viem client that can read (a `PublicClient`). Its chain, if set, must be `chain`. */
+  publicClient: VaultPublicClient
+  /** A viem `WalletClient`, needed only for writes. Its chain, if set, must be `chain`. */
+  walletClient?: VaultWalletClient | undefined
+  /** Which deployment: `'base'` (8453) or `'base-sepolia'` (84532). */
+  chain: VaultChainName
+  /**
+   * Overrides the built-in addresses (PROTOCOL.md §1), field by field: a private deployment or the
+   * devnet. Each is checked and checksummed.
+   */
+  addresses?: Partial<VaultAddresses> | undefined
+}
+
+/** The vault actions, bound to one client. */
+export type VaultActions = {
+  /** Checks the chain id, contract code and wiring against the chain (≤ 2 RPC requests). See {@link verifyAddresses}. */
+  verifyAddresses: () => Promise<VerifyAddressesResult>
+  /** Registers the wallet unless it already is. See {@link ensureInitializedAndWait}. */
+  ensureInitializedAndWait: (
+    params?: EnsureInitializedParameters,
+  ) => Promise<EnsureInitializedResult>
+  /** Vault status in one round trip. See {@link getStatus}. */
+  getStatus: () => Promise<VaultStatus>
+  /** Venue rates and the selected venue in one round trip. See {@link getYield}. */
+  getYield: () => Promise<VaultYield>
+  /** A wallet's position in one round trip. See {@link getPosition}. */
+  getPosition: (wallet: Address) => Promise<VaultPosition>
+  previewDeposit: (params: { amount: bigint }) => Promise<bigint>
+  previewRedeem: (params: { shares: bigint; wallet: Address }) => Promise<bigint>
+  previewWithdrawNet: (params: { amount: bigint; wallet: Address }) => Promise<bigint>
+  getMinDeposit: () => Promise<bigint>
+  getUsdcBalance: (params: { wallet: Address }) => Promise<bigint>
+  getUsdcAllowance: (params: { wallet: Address; spender?: Address | undefined }) => Promise<bigint>
+  getShareBalance: (params: { wallet: Address }) => Promise<bigint>
+  isRegistered: (params: { wallet: Address }) => Promise<boolean>
+  /** Unsigned `usdc.approve(router, amount)`. See {@link planApproveUsdc}. */
+  planApproveUsdc: (params: PlanApproveUsdcParameters) => Promise<ApproveUsdcPlan>
+  /** Unsigned deposit with approval/registration report (≤ 2 round trips). See {@link planDeposit}. */
+  planDeposit: (params: PlanDepositParameters) => Promise<DepositPlan>
+  /** Unsigned withdrawal by amount or shares (2 round trips). See {@link planWithdraw}. */
+  planWithdraw: (params: PlanWithdrawParameters, slippageBps?: number) => Promise<WithdrawPlan>
+  /** Unsigned `router.initialize()`. See {@link planInitialize}. */
+  planInitialize: (params: PlanInitializeParameters) => Promise<InitializePlan>
+  initialize: (params?: InitializeParameters) => Promise<Hash>
+  initializeAndWait: (params?: InitializeParameters & WaitOptions) => Promise<InitializeResult>
+  approveUsdc: (params: ApproveUsdcParameters) => Promise<Hash>
+  approveUsdcAndWait: (params: ApproveUsdcParameters & WaitOptions) => Promise<ApproveUsdcResult>
+  deposit: (params: DepositParameters) => Promise<Hash>
+  depositAndWait: (params: DepositParameters & WaitOptions) => Promise<DepositResult>
+  withdraw: (params: WithdrawParameters) => Promise<Hash>
+  withdrawAndWait: (params: WithdrawParameters & WaitOptions) => Promise<WithdrawResult>
+}
+
+/** A vault client: the context (`chain`, `chainId`, `network`, `addresses`, clients), its actions and `extend`. */
+export type VaultClient<extended extends object = object> = VaultContext &
+  VaultActions &
+  extended & {
+    /**
+     * Adds actions, like viem's `client.extend`: `fn` receives the client and returns new members.
+     *
+     * @example
+     * const vault2 = vault.extend((v) => ({ tvl: async () => (await v.getStatus()).totalAssets }))
+     */
+    extend: <const added extends object>(
+      fn: (client: VaultClient<extended>) => added,
+    ) => VaultClient<extended & added>
+  }
+
+/**
+ * Creates a vault client bound to one deployment, in viem's style: a context plus bound actions.
+ *
+ * It fails fast (`CHAIN_MISMATCH`) when a client's chain differs from `chain`, and checks every address
+ * override. Reads and plans need only `publicClient`; writes need `walletClient`. Await
+ * `verifyAddresses()` once before use.
+ *
+ * @param parameters - `publicClient`, `walletClient?`, `chain`, `addresses?`.
+ * @returns The client.
+ * @throws {VaultConfigError} `UNKNOWN_CHAIN`, `CHAIN_MISMATCH`; {VaultValidationError} `INVALID_ADDRESS`.
+ * @example
+ * const vault = createVaultClient({
+ *   publicClient: createPublicClient({ chain: baseSepolia, transport: vaultHttp(rpcUrl) }),
+ *   chain: 'base-sepolia',
+ * })
+ * await vault.verifyAddresses()
+ * const status = await vault.getStatus()
+ */
+export function createVaultClient(parameters: CreateVaultClientParameters): VaultClient {
+  const { publicClient, walletClient, chain } = parameters
+  const entry = Object.hasOwn(vaultChains, chain) ? vaultChains[chain] : undefined
+  if (!entry) {
+    throw new VaultConfigError(
+      'UNKNOWN_CHAIN',
+      `Unknown chain ${JSON.stringify(String(chain))}: use 'base' or 'base-sepolia'.`,
+      {
+        chain: String(chain),
+      },
+    )
+  }
+  if (!publicClient || typeof publicClient.request !== 'function') {
+    throw new VaultValidationError(
+      'INVALID_ARGUMENT',
+      'publicClient must be a viem client (createPublicClient).',
+    )
+  }
+  for (const [name, client] of [
+    ['publicClient', publicClient],
+    ['walletClient', walletClient],
+  ] as const) {
+    const id = client?.chain?.id
+    if (id !== undefined && id !== entry.chainId) {
+      throw new VaultConfigError(
+        'CHAIN_MISMATCH',
+        `${name} is on chain ${id}, but the vault client is for ${chain} (${entry.chainId}).`,
+        { field: `${name}.chain.id`, expected: entry.chainId, actual: id },
+      )
+    }
+  }
+  const addresses = resolveAddresses(entry.addresses, parameters.addresses)
+  const context: VaultContext = Object.freeze({
+    publicClient,
+    walletClient,
+    chain,
+    chainId: entry.chainId,
+    network: networkOf(chain),
+    addresses,
+    viemChain: publicClient.chain ?? walletClient?.chain ?? entry.viemChain,
+  })
+  return decorate(context, {})
+}
+
+function decorate<extended extends object>(
+  context: VaultContext,
+  extension: extended,
+): VaultClient<extended> {
+  const actions: VaultActions = {
+    verifyAddresses: () => verifyAddresses(context),
+    ensureInitializedAndWait: (params) => ensureInitializedAndWait(context, params),
+    getStatus: () => getStatus(context),
+    getYield: () => getYield(context),
+    getPosition: (wallet) => getPosition(context, wallet),
+    previewDeposit: (params) => previewDeposit(context, params),
+    previewRedeem: (params) => previewRedeem(context, params),
+    previewWithdrawNet: (params) => previewWithdrawNet(context, params),
+    getMinDeposit: () => getMinDeposit(context),
+    getUsdcBalance: (params) => getUsdcBalance(context, params),
+    getUsdcAllowance: (params) => getUsdcAllowance(context, params),
+    getShareBalance: (params) => getShareBalance(context, params),
+    isRegistered: (params) => isRegistered(context, params),
+    planApproveUsdc: (params) => planApproveUsdc(context, params),
+    planDeposit: (params) => planDeposit(context, params),
+    planWithdraw: (params, slippageBps) => planWithdraw(context, params, slippageBps),
+    planInitialize: (params) => planInitialize(context, params),
+    initialize: (params) => initialize(context, params),
+    initializeAndWait: (params) => initializeAndWait(context, params),
+    approveUsdc: (params) => approveUsdc(context, params),
+    approveUsdcAndWait: (params) => approveUsdcAndWait(context, params),
+    deposit: (params) => deposit(context, params),
+    depositAndWait: (params) => depositAndWait(context, params),
+    withdraw: (params) => withdraw(context, params),
+    withdrawAndWait: (params) => withdrawAndWait(context, params),
+  }
+  const client = {
+    ...context,
+    ...actions,
+    ...extension,
+    extend: <const added extends object>(fn: (client: VaultClient<extended>) => added) =>
+      decorate<extended & added>(context, { ...extension, ...fn(client) }),
+  } as VaultClient<extended>
+  return client
+}
+
+function resolveAddresses(
+  defaults: VaultAddresses,
+  overrides: Partial<VaultAddresses> | undefined,
+): Readonly<VaultAddresses> {
+  if (overrides !== undefined && (typeof overrides !== 'object' || overrides === null)) {
+    throw new VaultValidationError(
+      'INVALID_ADDRESS',
+      '`addresses` must be an object of contract addresses.',
+    )
+  }
+  const result = { ...defaults }
+  for (const key of Object.keys(overrides ?? {})) {
+    if (!(vaultAddressKeys as readonly string[]).includes(key)) {
+      throw new VaultValidationError(
+        'INVALID_ARGUMENT',
+        `Unknown address field ${JSON.stringify(key)} in \`addresses\`: expected ${vaultAddressKeys.join(', ')}.`,
+        { field: key },
+      )
+    }
+  }
+  for (const key of vaultAddressKeys) {
+    const value = overrides?.[key]
+    if (value === undefined) continue
+    try {
+      result[key] = evmAddress(value)
+    } catch (error) {
+      throw new VaultValidationError(
+        'INVALID_ADDRESS',
+        `addresses.${key}: ${(error as Error).message}`,
+        { field: `addresses.${key}` },
+      )
+    }
+  }
+  return Object.freeze(result)
+}

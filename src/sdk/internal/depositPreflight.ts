@@ -1,0 +1,142 @@
+import { type Address, type Hex, maxUint256 } from 'viem'
+import { multicall } from 'viem/actions'
+import { routerAbi, usdcAbi } from '../abis/index.js'
+import type { VaultContext } from '../context.js'
+import { VaultPreconditionError } from '../errors.js'
+import { formatUsdc } from '../money.js'
+import {
+  blockNumberCall,
+  blockOf,
+  blockTimestampCall,
+  guard,
+  multicallOptions,
+  resultValue,
+} from './read.js'
+
+/** Everything a deposit depends on, read in one Multicall3 call at one block. */
+export type DepositChecks = {
+  blockNumber: bigint
+  blockTimestamp: bigint
+  paused: boolean
+  registered: boolean
+  minDeposit: bigint
+  /** `null` when there is no cap. */
+  tvlCap: bigint | null
+  /** `undefined` when `totalVaultAssets` reverted (the Morpho view can). */
+  totalAssets: bigint | undefined
+  usdcBalance: bigint
+  allowance: bigint
+  expectedShares: bigint
+  /** The USDC's EIP-2612 facts, when it has them. */
+  permit:
+    | { nonce: bigint; name: string; version: string | undefined; domainSeparator: Hex }
+    | undefined
+}
+
+/** Reads every deposit check in one round trip. Hard failures (RPC) throw; the preview's revert throws. */
+export async function readDepositChecks(
+  ctx: VaultContext,
+  wallet: Address,
+  amount: bigint,
+  action: string,
+): Promise<DepositChecks> {
+  const { router, usdc } = ctx.addresses
+  const [
+    bn,
+    ts,
+    paused,
+    registered,
+    minDeposit,
+    cap,
+    total,
+    balance,
+    allowance,
+    preview,
+    nonce,
+    name,
+    version,
+    separator,
+  ] = await guard(ctx, action, () =>
+    multicall(ctx.publicClient, {
+      ...multicallOptions,
+      contracts: [
+        blockNumberCall,
+        blockTimestampCall,
+        { address: router, abi: routerAbi, functionName: 'depositsPaused' },
+        { address: router, abi: routerAbi, functionName: 'authorizedWallets', args: [wallet] },
+        { address: router, abi: routerAbi, functionName: 'MIN_DEPOSIT' },
+        { address: router, abi: routerAbi, functionName: 'currentTVLCap' },
+        { address: router, abi: routerAbi, functionName: 'totalVaultAssets' },
+        { address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [wallet] },
+        { address: usdc, abi: usdcAbi, functionName: 'allowance', args: [wallet, router] },
+        { address: router, abi: routerAbi, functionName: 'previewDeposit', args: [amount] },
+        { address: usdc, abi: usdcAbi, functionName: 'nonces', args: [wallet] },
+        { address: usdc, abi: usdcAbi, functionName: 'name' },
+        { address: usdc, abi: usdcAbi, functionName: 'version' },
+        { address: usdc, abi: usdcAbi, functionName: 'DOMAIN_SEPARATOR' },
+      ],
+    }),
+  )
+  const { blockNumber, blockTimestamp } = blockOf(ctx, bn, ts, action)
+  const capValue = resultValue(ctx, cap, action)
+  return {
+    blockNumber,
+    blockTimestamp,
+    paused: resultValue(ctx, paused, action),
+    registered: resultValue(ctx, registered, action),
+    minDeposit: resultValue(ctx, minDeposit, action),
+    tvlCap: capValue === maxUint256 ? null : capValue,
+    totalAssets: total.status === 'success' ? total.result : undefined,
+    usdcBalance: resultValue(ctx, balance, action),
+    allowance: resultValue(ctx, allowance, action),
+    expectedShares: resultValue(ctx, preview, action),
+    permit:
+      nonce.status === 'success' && name.status === 'success' && separator.status === 'success'
+        ? {
+            nonce: nonce.result,
+            name: name.result,
+            version: version.status === 'success' ? version.result : undefined,
+            domainSeparator: separator.result,
+          }
+        : undefined,
+  }
+}
+
+/**
+ * Throws the first blocker, in the router's own order: paused, below the minimum, over the TVL cap,
+ * then the wallet's USDC balance. Registration and allowance are reported, not thrown, by the plan.
+ */
+export function assertDepositPossible(checks: DepositChecks, amount: bigint): void {
+  if (checks.paused) {
+    throw new VaultPreconditionError(
+      'DEPOSITS_PAUSED',
+      'Deposits are paused on the vault; try again later (withdrawals still work).',
+    )
+  }
+  if (amount < checks.minDeposit) {
+    throw new VaultPreconditionError(
+      'BELOW_MIN_DEPOSIT',
+      `The deposit of ${formatUsdc(amount)} USDC is below the vault's minimum of ${formatUsdc(checks.minDeposit)} USDC.`,
+      { amount, minDeposit: checks.minDeposit },
+    )
+  }
+  if (
+    checks.tvlCap !== null &&
+    checks.totalAssets !== undefined &&
+    checks.totalAssets + amount > checks.tvlCap
+  ) {
+    const headroom = checks.tvlCap > checks.totalAssets ? checks.tvlCap - checks.totalAssets : 0n
+    throw new VaultPreconditionError(
+      'TVL_CAP_EXCEEDED',
+      `The deposit of ${formatUsdc(amount)} USDC would exceed the vault's TVL cap of ${formatUsdc(checks.tvlCap)} USDC (room left: ${formatUsdc(headroom)} USDC).`,
+      { amount, tvlCap: checks.tvlCap, totalAssets: checks.totalAssets, headroom },
+    )
+  }
+  if (checks.usdcBalance < amount) {
+    throw new VaultPreconditionError(
+      'INSUFFICIENT_USDC',
+      `The wallet holds ${formatUsdc(checks.usdcBalance)} USDC, less than the ${formatUsdc(amount)} USDC to deposit.`,
+      { amount, balance: checks.usdcBalance, shortfall: amount - checks.usdcBalance },
+    )
+  }
+}

@@ -1,0 +1,137 @@
+import type { Address } from 'viem'
+import { multicall } from 'viem/actions'
+import { routerAbi, shareTokenAbi } from '../abis/index.js'
+import type { VaultContext } from '../context.js'
+import { VaultPreconditionError, VaultValidationError } from '../errors.js'
+import { formatUsdc } from '../money.js'
+import {
+  blockNumberCall,
+  blockOf,
+  blockTimestampCall,
+  guard,
+  multicallOptions,
+  resultValue,
+} from './read.js'
+import { applySlippage, validateAmount } from './validate.js'
+
+/** A withdrawal by USDC amount (the wallet receives at least `amount`) or by exact share count. */
+export type WithdrawTarget =
+  | { amount: bigint; shares?: undefined }
+  | { shares: bigint; amount?: undefined }
+
+/** Checks the "exactly one of amount or shares" rule and the value. */
+export function parseWithdrawTarget(params: {
+  amount?: bigint | undefined
+  shares?: bigint | undefined
+}): { mode: 'amount'; amount: bigint } | { mode: 'shares'; shares: bigint } {
+  const hasAmount = params.amount !== undefined
+  const hasShares = params.shares !== undefined
+  if (hasAmount === hasShares) {
+    throw new VaultValidationError(
+      'INVALID_ARGUMENT',
+      hasAmount
+        ? 'Give either `amount` (USDC to receive) or `shares` (shares to burn), not both.'
+        : 'Give either `amount` (USDC to receive) or `shares` (shares to burn).',
+    )
+  }
+  return hasAmount
+    ? { mode: 'amount', amount: validateAmount(params.amount) }
+    : { mode: 'shares', shares: validateAmount(params.shares, 'shares') }
+}
+
+/** What a withdrawal will burn and the least it accepts, checked at one block. */
+export type WithdrawQuote = {
+  mode: 'amount' | 'shares'
+  blockNumber: bigint
+  /** Shares to burn. */
+  shares: bigint
+  /** The wallet's share balance. */
+  shareBalance: bigint
+  /** USDC the preview promises: `amount` itself when withdrawing by amount. */
+  expectedUsdcOut: bigint
+  /** The least USDC accepted; never below `amount` when withdrawing by amount. */
+  minUsdcOut: bigint
+}
+
+/**
+ * Reads the wallet's registration, shares and the preview in one round trip and derives the
+ * withdrawal: by amount, `previewWithdrawNet(amount)` shares and `minUsdcOut = amount`; by shares,
+ * `previewRedeem(shares)` minus slippage. Blockers throw `VaultPreconditionError`s.
+ */
+export async function quoteWithdraw(
+  ctx: VaultContext,
+  wallet: Address,
+  target: { mode: 'amount'; amount: bigint } | { mode: 'shares'; shares: bigint },
+  slippageBps: number,
+  action: string,
+): Promise<WithdrawQuote> {
+  const { router, shareToken } = ctx.addresses
+  const preview =
+    target.mode === 'amount'
+      ? ({
+          address: router,
+          abi: routerAbi,
+          functionName: 'previewWithdrawNet',
+          args: [target.amount, wallet],
+        } as const)
+      : ({
+          address: router,
+          abi: routerAbi,
+          functionName: 'previewRedeem',
+          args: [target.shares, wallet],
+        } as const)
+  const [bn, ts, registered, balance, previewResult] = await guard(ctx, action, () =>
+    multicall(ctx.publicClient, {
+      ...multicallOptions,
+      contracts: [
+        blockNumberCall,
+        blockTimestampCall,
+        { address: router, abi: routerAbi, functionName: 'authorizedWallets', args: [wallet] },
+        { address: shareToken, abi: shareTokenAbi, functionName: 'balanceOf', args: [wallet] },
+        preview,
+      ],
+    }),
+  )
+  const { blockNumber } = blockOf(ctx, bn, ts, action)
+  if (!resultValue(ctx, registered, action)) {
+    throw new VaultPreconditionError(
+      'WALLET_NOT_REGISTERED',
+      `Wallet ${wallet} is not registered with the vault router, so it has nothing to withdraw.`,
+      { wallet },
+    )
+  }
+  const shareBalance = resultValue(ctx, balance, action)
+  if (target.mode === 'shares' && target.shares > shareBalance) {
+    throw new VaultPreconditionError(
+      'INSUFFICIENT_SHARES',
+      `The wallet holds ${formatUsdc(shareBalance)} shares, fewer than the ${formatUsdc(target.shares)} to burn.`,
+      { requested: target.shares, available: shareBalance },
+    )
+  }
+  const previewed = resultValue(ctx, previewResult as never, action) as bigint
+  if (target.mode === 'amount') {
+    if (previewed > shareBalance) {
+      throw new VaultPreconditionError(
+        'INSUFFICIENT_SHARES',
+        `Receiving ${formatUsdc(target.amount)} USDC needs ${formatUsdc(previewed)} shares; the wallet holds ${formatUsdc(shareBalance)}.`,
+        { requested: previewed, available: shareBalance },
+      )
+    }
+    return {
+      mode: 'amount',
+      blockNumber,
+      shares: previewed,
+      shareBalance,
+      expectedUsdcOut: target.amount,
+      minUsdcOut: target.amount,
+    }
+  }
+  return {
+    mode: 'shares',
+    blockNumber,
+    shares: target.shares,
+    shareBalance,
+    expectedUsdcOut: previewed,
+    minUsdcOut: applySlippage(previewed, slippageBps),
+  }
+}

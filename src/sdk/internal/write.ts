@@ -1,0 +1,132 @@
+import type { Account, Address, Hash, TransactionReceipt } from 'viem'
+import {
+  call,
+  estimateContractGas,
+  getTransaction,
+  waitForTransactionReceipt,
+  writeContract,
+} from 'viem/actions'
+import type { VaultContext, VaultWalletClient } from '../context.js'
+import { toVaultError, VaultContractError, VaultTransactionError } from '../errors.js'
+import { guard } from './read.js'
+
+/** Options every `…AndWait` write accepts. */
+export type WaitOptions = {
+  /** Blocks to wait after inclusion. Default 1. */
+  confirmations?: number | undefined
+  /** Give up waiting for the receipt after this many ms. Default: viem's (180 s). */
+  timeout?: number | undefined
+}
+
+/**
+ * Gas headroom over the estimate, in percent. State moves between the estimate and inclusion (interest
+ * accrues, the oracle records an observation), so an exact estimate can run out of gas on chain.
+ */
+export const GAS_BUFFER_PERCENT = 30n
+
+/** A gas estimate plus {@link GAS_BUFFER_PERCENT}: the limit to send with. */
+export function withGasMargin(estimate: bigint): bigint {
+  return estimate + (estimate * GAS_BUFFER_PERCENT) / 100n
+}
+
+/**
+ * Sends a simulated request (from `simulateContract`) with the wallet client, with the gas estimate
+ * plus {@link GAS_BUFFER_PERCENT}; errors become `VaultError`s.
+ */
+export async function sendRequest(
+  ctx: VaultContext,
+  walletClient: VaultWalletClient,
+  account: Account | Address,
+  request: object,
+  action: string,
+): Promise<Hash> {
+  const params = { ...(request as Record<string, unknown>), account }
+  const estimate = await guard(ctx, `${action} (gas estimate)`, () =>
+    estimateContractGas(ctx.publicClient, params as never),
+  )
+  return guard(ctx, action, () =>
+    writeContract(walletClient, {
+      ...params,
+      gas: withGasMargin(estimate),
+      chain: walletClient.chain ?? ctx.viemChain,
+    } as never),
+  )
+}
+
+/** Waits for a receipt and checks its status. */
+export async function waitForSuccess(
+  ctx: VaultContext,
+  hash: Hash,
+  action: string,
+  options: WaitOptions = {},
+): Promise<TransactionReceipt> {
+  let receipt: TransactionReceipt
+  try {
+    receipt = await waitForTransactionReceipt(ctx.publicClient, {
+      hash,
+      ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }),
+      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    })
+  } catch (error) {
+    const converted = toVaultError(error, {
+      addresses: ctx.addresses,
+      action: `${action} (waiting for the receipt)`,
+    })
+    if (converted.code === 'RECEIPT_TIMEOUT') {
+      throw new VaultTransactionError(
+        'RECEIPT_TIMEOUT',
+        `${action}: no receipt for ${hash} arrived in time; it may still be mined. Check it before sending again.`,
+        { txHash: hash },
+        error,
+      )
+    }
+    throw converted
+  }
+  if (receipt.status !== 'success') {
+    const revert = await replayRevert(ctx, hash, receipt)
+    throw new VaultTransactionError(
+      'TRANSACTION_REVERTED',
+      `${action}: transaction ${hash} reverted on chain${revert ? `: ${revert.message}` : '.'}`,
+      {
+        txHash: hash,
+        blockNumber: receipt.blockNumber,
+        ...(revert?.errorName ? { errorName: revert.errorName, args: revert.args } : {}),
+      },
+    )
+  }
+  return receipt
+}
+
+/**
+ * Best effort: replays a reverted transaction as an `eth_call` on the state before its block to learn
+ * why it reverted (other transactions earlier in the same block may make the replay differ).
+ */
+async function replayRevert(
+  ctx: VaultContext,
+  hash: Hash,
+  receipt: TransactionReceipt,
+): Promise<{ message: string; errorName?: string; args: readonly unknown[] } | undefined> {
+  try {
+    const tx = await getTransaction(ctx.publicClient, { hash })
+    if (receipt.gasUsed >= tx.gas) {
+      return { message: `it ran out of gas (limit ${tx.gas})`, args: [] }
+    }
+    if (!tx.to) return undefined
+    await call(ctx.publicClient, {
+      account: tx.from,
+      to: tx.to,
+      data: tx.input,
+      gas: tx.gas,
+      blockNumber: receipt.blockNumber > 0n ? receipt.blockNumber - 1n : receipt.blockNumber,
+    })
+    return undefined
+  } catch (error) {
+    const converted = toVaultError(error, { addresses: ctx.addresses })
+    if (!(converted instanceof VaultContractError)) return undefined
+    return {
+      message: converted.message,
+      ...(converted.errorName ? { errorName: converted.errorName } : {}),
+      args: converted.args,
+    }
+  }
+}

@@ -1,0 +1,149 @@
+import { type Address, encodeFunctionData, type Hex } from 'viem'
+import { routerAbi, usdcAbi } from './abis/index.js'
+import type { VaultChainName } from './chains.js'
+import type { VaultContext } from './context.js'
+
+/**
+ * An unsigned transaction: send `data` to `to` with `value` from the wallet, on `chainId`.
+ * `functionName` and `args` say what `data` encodes (for review before signing).
+ */
+export type VaultTransaction<
+  functionName extends string = string,
+  args extends readonly unknown[] = readonly unknown[],
+> = {
+  chain: VaultChainName
+  chainId: number
+  to: Address
+  data: Hex
+  value: bigint
+  functionName: functionName
+  args: args
+}
+
+/** `router.initialize()`: registers the sender. */
+export type InitializeTransaction = VaultTransaction<'initialize', readonly []>
+/** `usdc.approve(spender, amount)`. */
+export type ApproveTransaction = VaultTransaction<
+  'approve',
+  readonly [spender: Address, amount: bigint]
+>
+/** `router.deposit(amount, wallet, minSharesOut)`. */
+export type DepositTransaction = VaultTransaction<
+  'deposit',
+  readonly [amount: bigint, wallet: Address, minSharesOut: bigint]
+>
+/** `router.withdraw(shares, wallet, minUsdcOut)`. */
+export type WithdrawTransaction = VaultTransaction<
+  'withdraw',
+  readonly [shares: bigint, wallet: Address, minUsdcOut: bigint]
+>
+
+/**
+ * Builds the unsigned `router.initialize()` transaction.
+ *
+ * @param ctx - The vault client.
+ * @returns The transaction.
+ * @example
+ * const tx = buildInitializeTransaction(vault) // send it from the wallet to register
+ */
+export function buildInitializeTransaction(ctx: VaultContext): InitializeTransaction {
+  return {
+    chain: ctx.chain,
+    chainId: ctx.chainId,
+    to: ctx.addresses.router,
+    data: encodeFunctionData({ abi: routerAbi, functionName: 'initialize' }),
+    value: 0n,
+    functionName: 'initialize',
+    args: [],
+  }
+}
+
+/**
+ * Builds the unsigned `usdc.approve(spender, amount)` transaction (the router is the usual spender).
+ *
+ * @param ctx - The vault client.
+ * @param spender - Who may spend.
+ * @param amount - Base units.
+ * @returns The transaction.
+ * @example
+ * buildApproveTransaction(vault, vault.addresses.router, 10_000_000n)
+ */
+export function buildApproveTransaction(
+  ctx: VaultContext,
+  spender: Address,
+  amount: bigint,
+): ApproveTransaction {
+  return {
+    chain: ctx.chain,
+    chainId: ctx.chainId,
+    to: ctx.addresses.usdc,
+    data: encodeFunctionData({ abi: usdcAbi, functionName: 'approve', args: [spender, amount] }),
+    value: 0n,
+    functionName: 'approve',
+    args: [spender, amount],
+  }
+}
+
+/**
+ * Builds the unsigned `router.deposit(amount, wallet, minSharesOut)` transaction.
+ *
+ * @param ctx - The vault client.
+ * @param amount - USDC base units.
+ * @param wallet - The registered wallet that pays and receives the shares.
+ * @param minSharesOut - The least shares accepted.
+ * @returns The transaction.
+ * @example
+ * buildDepositTransaction(vault, 10_000_000n, wallet, 9_990_000n)
+ */
+export function buildDepositTransaction(
+  ctx: VaultContext,
+  amount: bigint,
+  wallet: Address,
+  minSharesOut: bigint,
+): DepositTransaction {
+  return {
+    chain: ctx.chain,
+    chainId: ctx.chainId,
+    to: ctx.addresses.router,
+    data: encodeFunctionData({
+      abi: routerAbi,
+      functionName: 'deposit',
+      args: [amount, wallet, minSharesOut],
+    }),
+    value: 0n,
+    functionName: 'deposit',
+    args: [amount, wallet, minSharesOut],
+  }
+}
+
+/**
+ * Builds the unsigned `router.withdraw(shares, wallet, minUsdcOut)` transaction.
+ *
+ * @param ctx - The vault client.
+ * @param shares - Shares to burn (base units).
+ * @param wallet - The wallet that holds them and receives the USDC.
+ * @param minUsdcOut - The least USDC accepted.
+ * @returns The transaction.
+ * @example
+ * buildWithdrawTransaction(vault, 5_000_000n, wallet, 5_000_000n)
+ */
+export function buildWithdrawTransaction(
+  ctx: VaultContext,
+  shares: bigint,
+  wallet: Address,
+  minUsdcOut: bigint,
+): WithdrawTransaction {
+  return {
+    chain: ctx.chain,
+    chainId: ctx.chainId,
+    to: ctx.addresses.router,
+    data: encodeFunctionData({
+      abi: routerAbi,
+      functionName: 'withdraw',
+      args: [shares, wallet, minUsdcOut],
+    }),
+    value: 0n,
+    functionName: 'withdraw',
+    args: [shares, wallet, minUsdcOut],
+  }
+}

@@ -1,0 +1,144 @@
+import {
+  BaseError,
+  type EIP1193RequestFn,
+  HttpRequestError,
+  type HttpTransport,
+  type HttpTransportConfig,
+  http,
+  RpcError,
+  RpcRequestError,
+  TimeoutError,
+} from 'viem'
+import { parseRetryAfter } from './errors.js'
+
+/** Options of {@link vaultHttp}: viem's `http()` options with a bounded, `Retry-After`-aware retry. */
+export type VaultHttpConfig = Omit<HttpTransportConfig, 'retryCount' | 'retryDelay' | 'timeout'> & {
+  /** Retries after the first attempt. Default 3. */
+  retryCount?: number
+  /** Base backoff in ms; attempt n waits `retryDelay × 2^n` (with ±20 % jitter), capped by `maxRetryDelay`. Default 250. */
+  retryDelay?: number
+  /**
+   * The longest single wait in ms, for backoff and for `Retry-After`. A server asking to wait longer
+   * than this gets no retry: the call fails at once with a retryable rate-limit error that carries
+   * `retryAfterMs`. Default 5 000.
+   */
+  maxRetryDelay?: number
+  /** Per-attempt timeout in ms (headers and body). Default 10 000. */
+  timeout?: number
+}
+
+/** Methods that send a transaction: retried only when the server said it did not process them (429). */
+const sendMethods = new Set(['eth_sendRawTransaction', 'eth_sendTransaction'])
+
+/**
+ * An HTTP JSON-RPC transport for viem with bounded retries that honour `Retry-After`.
+ *
+ * It is viem's `http()` with viem's own retry switched off and this retry in its place:
+ * - retried: HTTP 408, 429 and 5xx, JSON-RPC rate-limit codes (429, -32005, -32007), timeouts,
+ *   network failures and malformed (non-JSON) answers;
+ * - not retried: reverts and other JSON-RPC errors, other 4xx; transaction sends are retried only on
+ *   a 429 (a timed-out send may have gone through);
+ * - the wait is the server's `Retry-After` (seconds or HTTP date) when present, else exponential
+ *   backoff; no single wait exceeds `maxRetryDelay`.
+ *
+ * So a request takes at most `(retryCount + 1) × timeout + retryCount × maxRetryDelay` ms
+ * (defaults: 4 × 10 s + 3 × 5 s = 55 s) and never hangs.
+ *
+ * @param url - The RPC URL (defaults to the chain's public RPC, like `http()`).
+ * @param config - `retryCount`, `retryDelay`, `maxRetryDelay`, `timeout`, plus any `http()` option.
+ * @returns A viem transport.
+ * @example
+ * const publicClient = createPublicClient({ chain: baseSepolia, transport: vaultHttp(process.env.BASE_SEPOLIA_RPC_URL) })
+ */
+export function vaultHttp(url?: string, config: VaultHttpConfig = {}): HttpTransport {
+  const {
+    retryCount = 3,
+    retryDelay = 250,
+    maxRetryDelay = 5_000,
+    timeout = 10_000,
+    ...httpConfig
+  } = config
+  const base = http(url, { ...httpConfig, retryCount: 0, timeout })
+  return (params) => {
+    const inner = base({ ...params, retryCount: 0, timeout })
+    const request = (async (
+      args: { method: string; params?: unknown },
+      options?: { signal?: AbortSignal },
+    ) => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await inner.request(args as never, options as never)
+        } catch (error) {
+          if (options?.signal?.aborted || attempt >= retryCount) throw error
+          const decision = retryDecision(error, args.method)
+          if (!decision.retry) throw error
+          let wait: number
+          if (decision.retryAfterMs !== undefined) {
+            if (decision.retryAfterMs > maxRetryDelay) throw error
+            wait = decision.retryAfterMs
+          } else {
+            const exp = retryDelay * 2 ** attempt
+            wait = Math.min(maxRetryDelay, Math.round(exp * (0.8 + Math.random() * 0.4)))
+          }
+          await sleep(wait, options?.signal)
+        }
+      }
+    }) as unknown as EIP1193RequestFn
+    return {
+      config: { ...inner.config, retryCount: 0, retryDelay, timeout },
+      request,
+      value: inner.value,
+    }
+  }
+}
+
+/**
+ * Decides whether a failed JSON-RPC request may be retried, and how long the server asked to wait.
+ *
+ * @param error - What the transport threw.
+ * @param method - The JSON-RPC method.
+ * @returns `{ retry, retryAfterMs? }`.
+ * @example
+ * retryDecision(new TimeoutError({ body: {}, url: 'http://x' }), 'eth_call') // { retry: true }
+ */
+export function retryDecision(
+  error: unknown,
+  method: string,
+): { retry: boolean; retryAfterMs?: number } {
+  if (!(error instanceof BaseError)) return { retry: false }
+  const httpError = error.walk(
+    (e) => e instanceof HttpRequestError || e instanceof RpcRequestError,
+  ) as HttpRequestError | RpcRequestError | null
+  const status = httpError?.status
+  const retryAfterMs = parseRetryAfter(httpError?.headers?.get('Retry-After') ?? null)
+  const withWait = (retry: boolean) =>
+    retryAfterMs === undefined ? { retry } : { retry, retryAfterMs }
+  const rpc = error.walk((e) => e instanceof RpcError) as RpcError | null
+  const rpcCode = rpc?.code ?? (httpError instanceof RpcRequestError ? httpError.code : undefined)
+  const rateLimited = status === 429 || rpcCode === 429 || rpcCode === -32005 || rpcCode === -32007
+  if (sendMethods.has(method)) return withWait(rateLimited)
+  if (rateLimited) return withWait(true)
+  if (status !== undefined) return withWait(status === 408 || status >= 500)
+  if (error.walk((e) => e instanceof TimeoutError)) return { retry: true }
+  // No HTTP status and no JSON-RPC error: the network failed or the answer was not JSON.
+  if (httpError instanceof HttpRequestError) return { retry: true }
+  return { retry: false }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason)
+      return
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}

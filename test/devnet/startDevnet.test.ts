@@ -1,0 +1,115 @@
+import { createPublicClient, erc20Abi, http } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { resolveAnvilBinary, startAnvil } from '../../src/devnet/anvil.js'
+import { DevnetError } from '../../src/devnet/errors.js'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { multicall3Address, vaultAddressKeys, vaultChains } from '../../src/sdk/chains.js'
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe('startDevnet', () => {
+  const devnets: Devnet[] = []
+
+  beforeAll(async () => {
+    // Both chains at once: parallel devnets must not collide.
+    devnets.push(
+      ...(await Promise.all([
+        startDevnet({ chain: 'base-sepolia' }),
+        startDevnet({ chain: 'base' }),
+      ])),
+    )
+  })
+  afterAll(async () => {
+    await Promise.all(devnets.map((devnet) => devnet.stop()))
+  })
+
+  it('runs each chain on its own loopback port with its chain id', async () => {
+    const [sepolia, base] = devnets as [Devnet, Devnet]
+    expect(new URL(sepolia.rpcUrl).hostname).toBe('127.0.0.1')
+    expect(sepolia.rpcUrl).not.toBe(base.rpcUrl)
+    for (const devnet of devnets) {
+      const client = createPublicClient({ transport: http(devnet.rpcUrl) })
+      expect(await client.getChainId()).toBe(vaultChains[devnet.chain].chainId)
+      expect(devnet.chainId).toBe(vaultChains[devnet.chain].chainId)
+      // Above viem's Multicall3 `blockCreated`, so chain-aware block-pinned multicalls work.
+      const blockCreated = BigInt(
+        vaultChains[devnet.chain].viemChain.contracts?.multicall3?.blockCreated ?? 0,
+      )
+      expect(await client.getBlockNumber()).toBeGreaterThan(blockCreated)
+    }
+  })
+
+  it('deploys the whole stack, installs Multicall3 and funds the accounts', async () => {
+    for (const devnet of devnets) {
+      const client = createPublicClient({ chain: devnet.viemChain, transport: http(devnet.rpcUrl) })
+      expect(await client.getCode({ address: multicall3Address })).toMatch(/^0x[0-9a-f]{20,}/)
+      for (const key of vaultAddressKeys) {
+        expect(await client.getCode({ address: devnet.addresses[key] }), key).toMatch(
+          /^0x[0-9a-f]{20,}/,
+        )
+      }
+      const [merchantUsdc, buyerUsdc] = await client.multicall({
+        allowFailure: false,
+        contracts: [devnet.accounts.merchant, devnet.accounts.buyer].map((account) => ({
+          address: devnet.addresses.usdc,
+          abi: erc20Abi,
+          functionName: 'balanceOf' as const,
+          args: [account.address] as const,
+        })),
+      })
+      expect(merchantUsdc).toBe(1_000_000_000n)
+      expect(buyerUsdc).toBe(1_000_000_000n)
+      for (const account of Object.values(devnet.accounts)) {
+        expect(await client.getBalance({ address: account.address })).toBeGreaterThan(10n ** 18n)
+      }
+    }
+  })
+
+  it('advances block time', async () => {
+    const devnet = devnets[0] as Devnet
+    const client = createPublicClient({ transport: http(devnet.rpcUrl) })
+    const before = await client.getBlock()
+    await devnet.advanceTime(3 * 24 * 3600)
+    const after = await client.getBlock()
+    expect(after.number).toBe(before.number + 1n)
+    expect(after.timestamp - before.timestamp).toBeGreaterThanOrEqual(3n * 24n * 3600n)
+  })
+})
+
+describe('the anvil launcher', () => {
+  it('stop() leaves no process behind and is idempotent', async () => {
+    const anvil = await startAnvil({ chainId: 84532 })
+    expect(isAlive(anvil.pid)).toBe(true)
+    await anvil.stop()
+    await anvil.stop()
+    expect(isAlive(anvil.pid)).toBe(false)
+    await expect(fetch(anvil.rpcUrl, { method: 'POST' })).rejects.toThrow()
+  })
+
+  it('explains how to install anvil when there is none', () => {
+    let error: unknown
+    try {
+      resolveAnvilBinary({ searchPackages: false, path: '/nonexistent' })
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(DevnetError)
+    expect((error as DevnetError).code).toBe('ANVIL_NOT_FOUND')
+    expect((error as DevnetError).message).toContain('npm install --save-dev @foundry-rs/anvil')
+  })
+
+  it('finds anvil on PATH when the npm package is not used', () => {
+    const fromPackage = resolveAnvilBinary()
+    const dir = fromPackage.slice(0, fromPackage.lastIndexOf('/'))
+    expect(resolveAnvilBinary({ searchPackages: false, path: `/nonexistent:${dir}` })).toBe(
+      fromPackage,
+    )
+  })
+})

@@ -1,0 +1,116 @@
+import {
+  type Account,
+  type Address,
+  type Chain,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  type Hex,
+  http,
+  parseAbi,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { waitForTransactionReceipt } from 'viem/actions'
+import { expect } from 'vitest'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+import {
+  createVaultClient,
+  type VaultAddresses,
+  type VaultChainName,
+  VaultError,
+  vaultHttp,
+} from '../../src/index.js'
+import { withGasMargin } from '../../src/sdk/internal/write.js'
+import { RequestCounter } from '../support/requestCounter.js'
+
+/** Everything a devnet test needs: counted clients for the merchant, a read-only client, knobs. */
+export function devnetClients(devnet: Devnet) {
+  const counter = new RequestCounter()
+  const chain: Chain = devnet.viemChain
+  const publicClient = createPublicClient({
+    chain,
+    pollingInterval: 50,
+    transport: vaultHttp(devnet.rpcUrl, { fetchFn: counter.fetchFn, retryDelay: 50 }),
+  })
+  const merchant = privateKeyToAccount(devnet.accounts.merchant.privateKey)
+  const buyer = privateKeyToAccount(devnet.accounts.buyer.privateKey)
+  const deployer = privateKeyToAccount(devnet.accounts.deployer.privateKey)
+  const walletFor = (account: Account) =>
+    createWalletClient({ account, chain, pollingInterval: 50, transport: http(devnet.rpcUrl) })
+  const merchantWallet = walletFor(merchant)
+  const vaultFor = (
+    walletClient?: ReturnType<typeof walletFor>,
+    addresses?: Partial<VaultAddresses>,
+  ) =>
+    createVaultClient({
+      publicClient,
+      walletClient,
+      chain: devnet.chain as VaultChainName,
+      addresses: { ...devnet.addresses, ...addresses },
+    })
+  const vault = vaultFor(merchantWallet)
+  const readOnly = vaultFor()
+  const testClient = createTestClient({ mode: 'anvil', chain, transport: http(devnet.rpcUrl) })
+  const deployerWallet = walletFor(deployer)
+
+  /** Sends an owner-only devnet knob (or any call) from the deployer and waits for it. */
+  async function asDeployer(address: Address, signature: string, args: readonly unknown[] = []) {
+    const abi = parseAbi([signature])
+    const name = signature.slice('function '.length, signature.indexOf('('))
+    const hash = await deployerWallet.writeContract({
+      address,
+      abi,
+      functionName: name,
+      args,
+    } as never)
+    const receipt = await waitForTransactionReceipt(publicClient, { hash })
+    expect(receipt.status).toBe('success')
+  }
+  /** Sends a raw transaction (a plan's) from an account and returns its receipt status. */
+  async function send(account: Account, tx: { to: Address; data: Hex; value: bigint }) {
+    // Like the SDK, leave gas headroom: interest accrues between the estimate and the block.
+    const gas = await publicClient.estimateGas({
+      account,
+      to: tx.to,
+      data: tx.data,
+      value: tx.value,
+    })
+    const hash = await walletFor(account).sendTransaction({
+      to: tx.to,
+      data: tx.data,
+      value: tx.value,
+      gas: withGasMargin(gas),
+    })
+    return waitForTransactionReceipt(publicClient, { hash })
+  }
+
+  return {
+    counter,
+    publicClient,
+    merchant,
+    buyer,
+    deployer,
+    walletFor,
+    vaultFor,
+    vault,
+    readOnly,
+    testClient,
+    asDeployer,
+    send,
+  }
+}
+
+/** Awaits a rejection and checks it is a `VaultError` with the code. */
+export async function expectVaultError(
+  promise: Promise<unknown>,
+  code: string,
+): Promise<VaultError> {
+  try {
+    await promise
+  } catch (error) {
+    expect(error, String(error)).toBeInstanceOf(VaultError)
+    expect((error as VaultError).code, (error as VaultError).message).toBe(code)
+    return error as VaultError
+  }
+  throw new Error(`expected a VaultError ${code}, but the call succeeded`)
+}
