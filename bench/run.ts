@@ -1,0 +1,134 @@
+/**
+ * `npm run bench`: measures the budgets of PRODUCT.md §9 that this release can measure, on a devnet,
+ * and prints one JSON report on stdout (progress goes to stderr).
+ *
+ * Measured now: RPC round trips (HTTP requests to the RPC) and latency of the SDK reads and plans that
+ * the MCP tools wrap, and of start-up verification. The paid-request latency ratio, the burst of
+ * concurrent settlements and the MCP cold start need the seller sweeper, the plugins and the MCP
+ * server; the report lists them as not measured yet rather than inventing a number.
+ *
+ * Exit code 1 when a measured value breaks its budget.
+ */
+import { createPublicClient, createWalletClient, http } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { startDevnet } from '../src/devnet/index.js'
+import { createVaultClient, parseUsdc, vaultHttp } from '../src/index.js'
+import { RequestCounter } from '../test/support/requestCounter.js'
+
+const samples = 25
+
+const devnet = await startDevnet({ chain: 'base-sepolia' })
+try {
+  const counter = new RequestCounter()
+  const publicClient = createPublicClient({
+    chain: devnet.viemChain,
+    pollingInterval: 50,
+    transport: vaultHttp(devnet.rpcUrl, { fetchFn: counter.fetchFn }),
+  })
+  const merchant = privateKeyToAccount(devnet.accounts.merchant.privateKey)
+  const vault = createVaultClient({
+    publicClient,
+    walletClient: createWalletClient({
+      account: merchant,
+      chain: devnet.viemChain,
+      transport: http(devnet.rpcUrl),
+    }),
+    chain: devnet.chain,
+    addresses: devnet.addresses,
+  })
+
+  // A position to read and withdraw from, so every plan takes its full path.
+  process.stderr.write('bench: setting up a merchant position on the devnet…\n')
+  await vault.ensureInitializedAndWait()
+  await vault.depositAndWait({ amount: parseUsdc('500') })
+  const wallet = merchant.address
+
+  const cases: {
+    name: string
+    mcpTool: string | null
+    budget: number
+    run: () => Promise<unknown>
+  }[] = [
+    { name: 'verifyAddresses', mcpTool: null, budget: 2, run: () => vault.verifyAddresses() },
+    { name: 'getStatus', mcpTool: 'vault_status', budget: 1, run: () => vault.getStatus() },
+    { name: 'getYield', mcpTool: 'vault_check_yield', budget: 1, run: () => vault.getYield() },
+    {
+      name: 'getPosition',
+      mcpTool: 'vault_get_position',
+      budget: 1,
+      run: () => vault.getPosition(wallet),
+    },
+    {
+      name: 'planApproveUsdc',
+      mcpTool: 'vault_plan_approve_usdc',
+      budget: 2,
+      run: () => vault.planApproveUsdc({ wallet, amount: parseUsdc('25') }),
+    },
+    {
+      name: 'planDeposit',
+      mcpTool: 'vault_plan_deposit',
+      budget: 2,
+      run: () => vault.planDeposit({ wallet, amount: parseUsdc('25') }),
+    },
+    {
+      name: 'planWithdraw (amount)',
+      mcpTool: 'vault_plan_withdraw',
+      budget: 2,
+      run: () => vault.planWithdraw({ wallet, amount: parseUsdc('25') }),
+    },
+    {
+      name: 'planWithdraw (shares)',
+      mcpTool: 'vault_plan_withdraw',
+      budget: 2,
+      run: () => vault.planWithdraw({ wallet, shares: parseUsdc('25') }),
+    },
+  ]
+
+  const roundTrips = []
+  for (const entry of cases) {
+    process.stderr.write(`bench: ${entry.name}\n`)
+    const counts = new Set<number>()
+    const durations: number[] = []
+    for (let i = 0; i < samples; i++) {
+      const started = performance.now()
+      const { requests } = await counter.measure(entry.run)
+      durations.push(performance.now() - started)
+      counts.add(requests)
+    }
+    const worst = Math.max(...counts)
+    roundTrips.push({
+      sdk: entry.name,
+      mcpTool: entry.mcpTool,
+      roundTrips: worst,
+      budget: entry.budget,
+      withinBudget: worst <= entry.budget,
+      p50Ms: round(percentile(durations, 50)),
+      p95Ms: round(percentile(durations, 95)),
+    })
+  }
+
+  const notYet = (what: string) => ({ measured: false, reason: `needs ${what}` })
+  const report = {
+    chain: devnet.chain,
+    chainId: devnet.chainId,
+    samplesPerCase: samples,
+    rpcRoundTrips: roundTrips,
+    paidRequestLatencyRatio: notYet('the seller sweeper and the Express plugin (PRODUCT.md §5)'),
+    concurrentSettlementBurst: notYet('the seller sweeper (PRODUCT.md §5.2)'),
+    mcpColdStart: notYet('the MCP server (PRODUCT.md §6)'),
+  }
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+  if (roundTrips.some((entry) => !entry.withinBudget)) process.exitCode = 1
+} finally {
+  await devnet.stop()
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)
+  return sorted[Math.max(0, index)] ?? Number.NaN
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100
+}
