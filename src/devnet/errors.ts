@@ -1,5 +1,6 @@
 /** Why the devnet could not start or act. */
 export type DevnetErrorCode =
+  | 'INVALID_OPTIONS'
   | 'ANVIL_NOT_FOUND'
   | 'ANVIL_START_FAILED'
   | 'DEPLOY_FAILED'

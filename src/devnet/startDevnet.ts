@@ -75,7 +75,22 @@ const usdcMintAbi = parseAbi(['function mint(address to, uint256 amount)'])
  */
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
   const chainName = options.chain ?? 'base-sepolia'
-  const entry = vaultChains[chainName]
+  const entry = Object.hasOwn(vaultChains, chainName) ? vaultChains[chainName] : undefined
+  if (!entry) {
+    throw new DevnetError(`Unknown chain ${JSON.stringify(String(chainName))}.`, {
+      code: 'INVALID_OPTIONS',
+      details: "Use 'base-sepolia' (chain id 84532) or 'base' (8453).",
+    })
+  }
+  if (
+    options.port !== undefined &&
+    (!Number.isInteger(options.port) || options.port < 0 || options.port > 65_535)
+  ) {
+    throw new DevnetError(`Invalid port ${String(options.port)}.`, {
+      code: 'INVALID_OPTIONS',
+      details: 'Give an integer from 0 to 65535, or leave it out for a free port.',
+    })
+  }
   const multicallBlock = entry.viemChain.contracts?.multicall3?.blockCreated ?? 0
   const anvil = await startAnvil({
     chainId: entry.chainId,

@@ -105,6 +105,14 @@ describe('the anvil launcher', () => {
     expect((error as DevnetError).message).toContain('npm install --save-dev @foundry-rs/anvil')
   })
 
+  it('rejects an unknown chain or a bad port before starting anything', async () => {
+    for (const options of [{ chain: 'mainnet' }, { port: -1 }, { port: 70_000 }, { port: 1.5 }]) {
+      const error = await startDevnet(options as never).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(DevnetError)
+      expect((error as DevnetError).code).toBe('INVALID_OPTIONS')
+    }
+  })
+
   it('finds anvil on PATH when the npm package is not used', () => {
     const fromPackage = resolveAnvilBinary()
     const dir = fromPackage.slice(0, fromPackage.lastIndexOf('/'))
