@@ -1,4 +1,12 @@
-import { type Address, encodeFunctionData, type Hex } from 'viem'
+import {
+  type Abi,
+  type Address,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
+  type EncodeFunctionDataParameters,
+  encodeFunctionData,
+  type Hex,
+} from 'viem'
 import { routerAbi, usdcAbi } from './abis/index.js'
 import type { VaultChainName } from './chains.js'
 import type { VaultContext } from './context.js'
@@ -47,15 +55,7 @@ export type WithdrawTransaction = VaultTransaction<
  * const tx = buildInitializeTransaction(vault) // send it from the wallet to register
  */
 export function buildInitializeTransaction(ctx: VaultContext): InitializeTransaction {
-  return {
-    chain: ctx.chain,
-    chainId: ctx.chainId,
-    to: ctx.addresses.router,
-    data: encodeFunctionData({ abi: routerAbi, functionName: 'initialize' }),
-    value: 0n,
-    functionName: 'initialize',
-    args: [],
-  }
+  return unsignedCall(ctx, ctx.addresses.router, routerAbi, 'initialize', [] as const)
 }
 
 /**
@@ -73,15 +73,7 @@ export function buildApproveTransaction(
   spender: Address,
   amount: bigint,
 ): ApproveTransaction {
-  return {
-    chain: ctx.chain,
-    chainId: ctx.chainId,
-    to: ctx.addresses.usdc,
-    data: encodeFunctionData({ abi: usdcAbi, functionName: 'approve', args: [spender, amount] }),
-    value: 0n,
-    functionName: 'approve',
-    args: [spender, amount],
-  }
+  return unsignedCall(ctx, ctx.addresses.usdc, usdcAbi, 'approve', [spender, amount] as const)
 }
 
 /**
@@ -101,19 +93,11 @@ export function buildDepositTransaction(
   wallet: Address,
   minSharesOut: bigint,
 ): DepositTransaction {
-  return {
-    chain: ctx.chain,
-    chainId: ctx.chainId,
-    to: ctx.addresses.router,
-    data: encodeFunctionData({
-      abi: routerAbi,
-      functionName: 'deposit',
-      args: [amount, wallet, minSharesOut],
-    }),
-    value: 0n,
-    functionName: 'deposit',
-    args: [amount, wallet, minSharesOut],
-  }
+  return unsignedCall(ctx, ctx.addresses.router, routerAbi, 'deposit', [
+    amount,
+    wallet,
+    minSharesOut,
+  ] as const)
 }
 
 /**
@@ -133,17 +117,33 @@ export function buildWithdrawTransaction(
   wallet: Address,
   minUsdcOut: bigint,
 ): WithdrawTransaction {
+  return unsignedCall(ctx, ctx.addresses.router, routerAbi, 'withdraw', [
+    shares,
+    wallet,
+    minUsdcOut,
+  ] as const)
+}
+
+/** An unsigned, value-free call of `functionName(args)` on `to`, with what it encodes. */
+function unsignedCall<
+  const abi extends Abi,
+  const functionName extends ContractFunctionName<abi, 'nonpayable'>,
+  const args extends ContractFunctionArgs<abi, 'nonpayable', functionName> & readonly unknown[],
+>(
+  ctx: VaultContext,
+  to: Address,
+  abi: abi,
+  functionName: functionName,
+  args: args,
+): VaultTransaction<functionName, args> {
   return {
     chain: ctx.chain,
     chainId: ctx.chainId,
-    to: ctx.addresses.router,
-    data: encodeFunctionData({
-      abi: routerAbi,
-      functionName: 'withdraw',
-      args: [shares, wallet, minUsdcOut],
-    }),
+    to,
+    // The generics above already tie `args` to `functionName` in `abi`; viem cannot see that here.
+    data: encodeFunctionData({ abi, functionName, args } as EncodeFunctionDataParameters),
     value: 0n,
-    functionName: 'withdraw',
-    args: [shares, wallet, minUsdcOut],
+    functionName,
+    args,
   }
 }

@@ -57,12 +57,10 @@ export function devnetClients(devnet: Devnet) {
   async function asDeployer(address: Address, signature: string, args: readonly unknown[] = []) {
     const abi = parseAbi([signature])
     const name = signature.slice('function '.length, signature.indexOf('('))
-    const hash = await deployerWallet.writeContract({
-      address,
-      abi,
-      functionName: name,
-      args,
-    } as never)
+    const call = { account: deployer, address, abi, functionName: name, args } as never
+    // Like the SDK, leave gas headroom: interest accrues between the estimate and the block.
+    const gas = withGasMargin(await publicClient.estimateContractGas(call))
+    const hash = await deployerWallet.writeContract({ ...(call as object), gas } as never)
     const receipt = await waitForTransactionReceipt(publicClient, { hash })
     expect(receipt.status).toBe('success')
   }

@@ -18,20 +18,26 @@ export type WaitOptions = {
   timeout?: number | undefined
 }
 
-/**
- * Gas headroom over the estimate, in percent. State moves between the estimate and inclusion (interest
- * accrues, the oracle records an observation), so an exact estimate can run out of gas on chain.
- */
-export const GAS_BUFFER_PERCENT = 30n
+/** Gas headroom over the estimate, in percent of it… */
+export const GAS_MARGIN_PERCENT = 30n
+/** …and at least this much gas. */
+export const GAS_MARGIN_MIN = 100_000n
 
-/** A gas estimate plus {@link GAS_BUFFER_PERCENT}: the limit to send with. */
+/**
+ * The gas limit to send with: the estimate plus {@link GAS_MARGIN_PERCENT}, and at least
+ * {@link GAS_MARGIN_MIN} more. Block time moves between the estimate and inclusion, and then the
+ * venues accrue interest (storage writes and a mint) and the oracle may record an observation, paths
+ * the estimate never took: an exact estimate runs out of gas. A percentage alone is too little for a
+ * cheap call whose cost the accrual doubles. Unused gas is not charged.
+ */
 export function withGasMargin(estimate: bigint): bigint {
-  return estimate + (estimate * GAS_BUFFER_PERCENT) / 100n
+  const percent = (estimate * GAS_MARGIN_PERCENT) / 100n
+  return estimate + (percent > GAS_MARGIN_MIN ? percent : GAS_MARGIN_MIN)
 }
 
 /**
- * Sends a simulated request (from `simulateContract`) with the wallet client, with the gas estimate
- * plus {@link GAS_BUFFER_PERCENT}; errors become `VaultError`s.
+ * Sends a simulated request (from `simulateContract`) with the wallet client and the gas limit of
+ * {@link withGasMargin}; errors become `VaultError`s.
  */
 export async function sendRequest(
   ctx: VaultContext,
