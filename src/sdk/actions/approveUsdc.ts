@@ -2,9 +2,8 @@ import type { Account, Address, Hash } from 'viem'
 import { simulateContract } from 'viem/actions'
 import { usdcAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
-import { VaultValidationError } from '../errors.js'
 import { guard } from '../internal/read.js'
-import { resolveAccount, validateWallet } from '../internal/validate.js'
+import { resolveAccount, validateUint256, validateWallet } from '../internal/validate.js'
 import { sendRequest, type WaitOptions, waitForSuccess } from '../internal/write.js'
 
 export type ApproveUsdcParameters = {
@@ -35,29 +34,7 @@ export type ApproveUsdcResult = {
  * await vault.approveUsdc({ amount: parseUsdc('100') })
  */
 export async function approveUsdc(ctx: VaultContext, params: ApproveUsdcParameters): Promise<Hash> {
-  const { walletClient, account } = resolveAccount(ctx, params.account)
-  const amount = params.amount
-  if (typeof amount !== 'bigint' || amount < 0n || amount >= 2n ** 256n) {
-    throw new VaultValidationError(
-      'INVALID_AMOUNT',
-      'amount must be a bigint in base units (0 revokes).',
-      {
-        field: 'amount',
-      },
-    )
-  }
-  const spender =
-    params.spender === undefined ? ctx.addresses.router : validateWallet(params.spender, 'spender')
-  const { request } = await guard(ctx, 'Approval simulation', () =>
-    simulateContract(ctx.publicClient, {
-      account,
-      address: ctx.addresses.usdc,
-      abi: usdcAbi,
-      functionName: 'approve',
-      args: [spender, amount],
-    }),
-  )
-  return sendRequest(ctx, walletClient, account, request, 'Approval')
+  return (await executeApprove(ctx, params)).hash
 }
 
 /**
@@ -73,15 +50,31 @@ export async function approveUsdcAndWait(
   ctx: VaultContext,
   params: ApproveUsdcParameters & WaitOptions,
 ): Promise<ApproveUsdcResult> {
-  const txHash = await approveUsdc(ctx, params)
-  const receipt = await waitForSuccess(ctx, txHash, 'Approval', params)
+  const { hash, spender, amount } = await executeApprove(ctx, params)
+  const receipt = await waitForSuccess(ctx, hash, 'Approval', params)
+  return { txHash: hash, spender, amount, blockNumber: receipt.blockNumber }
+}
+
+async function executeApprove(
+  ctx: VaultContext,
+  params: ApproveUsdcParameters,
+): Promise<{ hash: Hash; spender: Address; amount: bigint }> {
+  const { walletClient, account } = resolveAccount(ctx, params.account)
+  const amount = validateUint256(params.amount, 'amount')
+  const spender =
+    params.spender === undefined ? ctx.addresses.router : validateWallet(params.spender, 'spender')
+  const { request } = await guard(ctx, 'Approval simulation', () =>
+    simulateContract(ctx.publicClient, {
+      account,
+      address: ctx.addresses.usdc,
+      abi: usdcAbi,
+      functionName: 'approve',
+      args: [spender, amount],
+    }),
+  )
   return {
-    txHash,
-    spender:
-      params.spender === undefined
-        ? ctx.addresses.router
-        : validateWallet(params.spender, 'spender'),
-    amount: params.amount,
-    blockNumber: receipt.blockNumber,
+    hash: await sendRequest(ctx, walletClient, account, request, 'Approval'),
+    spender,
+    amount,
   }
 }

@@ -4,13 +4,12 @@ import {
   domainSeparator,
   type Hash,
   isAddressEqual,
-  parseEventLogs,
   parseSignature,
 } from 'viem'
 import { signTypedData, simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultContext, VaultWalletClient } from '../context.js'
-import { VaultPreconditionError, VaultTransactionError, VaultValidationError } from '../errors.js'
+import { VaultPreconditionError, VaultValidationError } from '../errors.js'
 import {
   assertDepositPossible,
   type DepositChecks,
@@ -22,9 +21,15 @@ import {
   resolveAccount,
   validateAmount,
   validateSlippage,
+  validateUint256,
   validateWallet,
 } from '../internal/validate.js'
-import { sendRequest, type WaitOptions, waitForSuccess } from '../internal/write.js'
+import {
+  requireRouterEvent,
+  sendRequest,
+  type WaitOptions,
+  waitForSuccess,
+} from '../internal/write.js'
 import { formatUsdc } from '../money.js'
 import { approveUsdcAndWait } from './approveUsdc.js'
 import type { VenueName } from './getYield.js'
@@ -103,19 +108,7 @@ export async function depositAndWait(
 ): Promise<DepositResult> {
   const executed = await executeDeposit(ctx, params)
   const receipt = await waitForSuccess(ctx, executed.hash, 'Deposit', params)
-  const logs = parseEventLogs({
-    abi: routerAbi,
-    eventName: 'Deposited',
-    logs: receipt.logs.filter((log) => isAddressEqual(log.address, ctx.addresses.router)),
-  })
-  const log = logs.find((entry) => isAddressEqual(entry.args.wallet, executed.wallet))
-  if (!log) {
-    throw new VaultTransactionError(
-      'EVENT_NOT_FOUND',
-      `Deposit ${executed.hash} succeeded but the router emitted no Deposited log for ${executed.wallet}.`,
-      { txHash: executed.hash },
-    )
-  }
+  const log = requireRouterEvent(ctx, receipt, 'Deposited', executed.wallet, 'Deposit')
   return {
     txHash: executed.hash,
     wallet: executed.wallet,
@@ -134,18 +127,10 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
   const wallet = params.wallet === undefined ? address : validateWallet(params.wallet)
   const amount = validateAmount(params.amount)
   const slippageBps = validateSlippage(params.slippageBps)
-  if (
-    params.minSharesOut !== undefined &&
-    (typeof params.minSharesOut !== 'bigint' || params.minSharesOut < 0n)
-  ) {
-    throw new VaultValidationError(
-      'INVALID_AMOUNT',
-      'minSharesOut must be a bigint ≥ 0 (shares, base units).',
-      {
-        field: 'minSharesOut',
-      },
-    )
-  }
+  const minSharesOverride =
+    params.minSharesOut === undefined
+      ? undefined
+      : validateUint256(params.minSharesOut, 'minSharesOut')
   if (params.permit !== undefined && params.permit !== 'auto' && params.permit !== 'never') {
     throw new VaultValidationError('INVALID_ARGUMENT', "permit must be 'auto' or 'never'.", {
       field: 'permit',
@@ -161,7 +146,7 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
       { wallet },
     )
   }
-  const minSharesOut = params.minSharesOut ?? applySlippage(checks.expectedShares, slippageBps)
+  const minSharesOut = minSharesOverride ?? applySlippage(checks.expectedShares, slippageBps)
   const simulateDeposit = () =>
     guard(ctx, 'Deposit simulation', () =>
       simulateContract(ctx.publicClient, {

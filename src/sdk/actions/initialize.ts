@@ -1,10 +1,15 @@
-import { type Account, type Address, type Hash, isAddressEqual, parseEventLogs } from 'viem'
+import type { Account, Address, Hash } from 'viem'
 import { simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
 import { guard } from '../internal/read.js'
 import { resolveAccount } from '../internal/validate.js'
-import { sendRequest, type WaitOptions, waitForSuccess } from '../internal/write.js'
+import {
+  findRouterEvent,
+  sendRequest,
+  type WaitOptions,
+  waitForSuccess,
+} from '../internal/write.js'
 
 export type InitializeParameters = {
   /** The account that registers itself. Default: the wallet client's account. */
@@ -61,12 +66,6 @@ export async function initializeAndWait(
   const { address } = resolveAccount(ctx, params.account)
   const txHash = await initialize(ctx, params)
   const receipt = await waitForSuccess(ctx, txHash, 'Registration', params)
-  const logs = parseEventLogs({
-    abi: routerAbi,
-    eventName: 'WalletAuthorised',
-    logs: receipt.logs.filter((log) => isAddressEqual(log.address, ctx.addresses.router)),
-  })
-  const wallet =
-    logs.find((log) => isAddressEqual(log.args.wallet, address))?.args.wallet ?? address
+  const wallet = findRouterEvent(ctx, receipt, 'WalletAuthorised', address)?.args.wallet ?? address
   return { txHash, wallet, blockNumber: receipt.blockNumber }
 }

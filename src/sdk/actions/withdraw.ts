@@ -1,12 +1,22 @@
-import { type Account, type Address, type Hash, isAddressEqual, parseEventLogs } from 'viem'
+import type { Account, Address, Hash } from 'viem'
 import { simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
-import { VaultTransactionError, VaultValidationError } from '../errors.js'
+import { VaultValidationError } from '../errors.js'
 import { guard } from '../internal/read.js'
-import { resolveAccount, validateSlippage, validateWallet } from '../internal/validate.js'
+import {
+  resolveAccount,
+  validateSlippage,
+  validateUint256,
+  validateWallet,
+} from '../internal/validate.js'
 import { parseWithdrawTarget, quoteWithdraw } from '../internal/withdrawPreflight.js'
-import { sendRequest, type WaitOptions, waitForSuccess } from '../internal/write.js'
+import {
+  requireRouterEvent,
+  sendRequest,
+  type WaitOptions,
+  waitForSuccess,
+} from '../internal/write.js'
 
 /**
  * A withdrawal: by `amount` (USDC the wallet receives at least, after the fee) or by `shares`
@@ -70,19 +80,7 @@ export async function withdrawAndWait(
 ): Promise<WithdrawResult> {
   const { hash, wallet } = await executeWithdraw(ctx, params)
   const receipt = await waitForSuccess(ctx, hash, 'Withdrawal', params)
-  const logs = parseEventLogs({
-    abi: routerAbi,
-    eventName: 'Withdrawn',
-    logs: receipt.logs.filter((log) => isAddressEqual(log.address, ctx.addresses.router)),
-  })
-  const log = logs.find((entry) => isAddressEqual(entry.args.wallet, wallet))
-  if (!log) {
-    throw new VaultTransactionError(
-      'EVENT_NOT_FOUND',
-      `Withdrawal ${hash} succeeded but the router emitted no Withdrawn log for ${wallet}.`,
-      { txHash: hash },
-    )
-  }
+  const log = requireRouterEvent(ctx, receipt, 'Withdrawn', wallet, 'Withdrawal')
   return {
     txHash: hash,
     wallet,
@@ -102,27 +100,21 @@ async function executeWithdraw(
   const wallet = params.wallet === undefined ? address : validateWallet(params.wallet)
   const target = parseWithdrawTarget(params)
   const slippageBps = validateSlippage(params.slippageBps)
-  const quote = await quoteWithdraw(ctx, wallet, target, slippageBps, 'Withdrawal')
-  let minUsdcOut = quote.minUsdcOut
-  if (params.minUsdcOut !== undefined) {
-    if (typeof params.minUsdcOut !== 'bigint' || params.minUsdcOut < 0n) {
-      throw new VaultValidationError(
-        'INVALID_AMOUNT',
-        'minUsdcOut must be a bigint ≥ 0 (USDC base units).',
-        {
-          field: 'minUsdcOut',
-        },
-      )
-    }
-    if (target.mode === 'amount' && params.minUsdcOut < target.amount) {
-      throw new VaultValidationError(
-        'INVALID_AMOUNT',
-        'minUsdcOut may not be below the requested amount when withdrawing by amount.',
-        { field: 'minUsdcOut' },
-      )
-    }
-    minUsdcOut = params.minUsdcOut
+  const minUsdcOverride =
+    params.minUsdcOut === undefined ? undefined : validateUint256(params.minUsdcOut, 'minUsdcOut')
+  if (
+    target.mode === 'amount' &&
+    minUsdcOverride !== undefined &&
+    minUsdcOverride < target.amount
+  ) {
+    throw new VaultValidationError(
+      'INVALID_AMOUNT',
+      'minUsdcOut may not be below the requested amount when withdrawing by amount.',
+      { field: 'minUsdcOut' },
+    )
   }
+  const quote = await quoteWithdraw(ctx, wallet, target, slippageBps, 'Withdrawal')
+  const minUsdcOut = minUsdcOverride ?? quote.minUsdcOut
   const { request } = await guard(ctx, 'Withdrawal simulation', () =>
     simulateContract(ctx.publicClient, {
       account,

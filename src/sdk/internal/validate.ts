@@ -49,6 +49,18 @@ export function validateAmount(value: unknown, name = 'amount'): bigint {
   return value
 }
 
+/** Checks a bound or allowance in base units where zero is meaningful: a bigint from 0 to 2^256 − 1. */
+export function validateUint256(value: unknown, name: string): bigint {
+  if (typeof value !== 'bigint' || value < 0n || value > maxUint256) {
+    throw new VaultValidationError(
+      'INVALID_AMOUNT',
+      `${name} must be a bigint from 0 to 2^256 − 1, in base units (6 decimals).`,
+      { field: name, ...(typeof value === 'bigint' ? {} : { received: typeof value }) },
+    )
+  }
+  return value
+}
+
 /** Checks an account address (checksummed, non-zero). */
 export function validateWallet(value: unknown, name = 'wallet'): Address {
   if (typeof value !== 'string') {

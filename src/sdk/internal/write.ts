@@ -1,4 +1,11 @@
-import type { Account, Address, Hash, TransactionReceipt } from 'viem'
+import {
+  type Account,
+  type Address,
+  type Hash,
+  isAddressEqual,
+  parseEventLogs,
+  type TransactionReceipt,
+} from 'viem'
 import {
   call,
   estimateContractGas,
@@ -6,6 +13,7 @@ import {
   waitForTransactionReceipt,
   writeContract,
 } from 'viem/actions'
+import { routerAbi } from '../abis/index.js'
 import type { VaultContext, VaultWalletClient } from '../context.js'
 import { toVaultError, VaultContractError, VaultTransactionError } from '../errors.js'
 import { guard } from './read.js'
@@ -101,6 +109,42 @@ export async function waitForSuccess(
     )
   }
   return receipt
+}
+
+/** The router events that name the wallet they are about. */
+type WalletEventName = 'Deposited' | 'Withdrawn' | 'WalletAuthorised'
+
+/** The router's `eventName` log for `wallet` in a receipt (logs of other contracts are ignored). */
+export function findRouterEvent<const eventName extends WalletEventName>(
+  ctx: VaultContext,
+  receipt: TransactionReceipt,
+  eventName: eventName,
+  wallet: Address,
+) {
+  return parseEventLogs({
+    abi: routerAbi,
+    eventName,
+    logs: receipt.logs.filter((log) => isAddressEqual(log.address, ctx.addresses.router)),
+  }).find((entry) => isAddressEqual((entry.args as { wallet: Address }).wallet, wallet))
+}
+
+/** Like {@link findRouterEvent}, but a missing log is an `EVENT_NOT_FOUND` error. */
+export function requireRouterEvent<const eventName extends WalletEventName>(
+  ctx: VaultContext,
+  receipt: TransactionReceipt,
+  eventName: eventName,
+  wallet: Address,
+  action: string,
+) {
+  const log = findRouterEvent(ctx, receipt, eventName, wallet)
+  if (!log) {
+    throw new VaultTransactionError(
+      'EVENT_NOT_FOUND',
+      `${action} ${receipt.transactionHash} succeeded but the router emitted no ${eventName} log for ${wallet}.`,
+      { txHash: receipt.transactionHash },
+    )
+  }
+  return log
 }
 
 /**
