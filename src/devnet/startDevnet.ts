@@ -9,7 +9,7 @@ import {
   publicActions,
   toHex,
 } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
+import { type HDAccount, mnemonicToAccount } from 'viem/accounts'
 import { type VaultAddresses, type VaultChainName, vaultChains } from '../sdk/chains.js'
 import { startAnvil } from './anvil.js'
 import { deployVaultStack, installMulticall3 } from './deploy.js'
@@ -109,17 +109,23 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       ...entry.viemChain,
       rpcUrls: { default: { http: [anvil.rpcUrl] } },
     }
+    // Derived once: HD derivation is the slow part, and the deployer and facilitator sign with these.
+    const signers = Object.fromEntries(
+      accountRoles.map((role, addressIndex) => [
+        role,
+        mnemonicToAccount(anvilMnemonic, { addressIndex }),
+      ]),
+    ) as Record<(typeof accountRoles)[number], HDAccount>
     const accounts = Object.fromEntries(
-      accountRoles.map((role, addressIndex) => {
-        const account = mnemonicToAccount(anvilMnemonic, { addressIndex })
-        const key = account.getHdKey().privateKey
+      accountRoles.map((role) => {
+        const key = signers[role].getHdKey().privateKey
         if (!key) throw new Error(`no private key for ${role}`)
-        return [role, { address: account.address, privateKey: toHex(key) }]
+        return [role, { address: signers[role].address, privateKey: toHex(key) }]
       }),
     ) as Devnet['accounts']
 
     const client = createWalletClient({
-      account: mnemonicToAccount(anvilMnemonic, { addressIndex: 0 }),
+      account: signers.deployer,
       chain: viemChain,
       transport: http(anvil.rpcUrl),
     }).extend(publicActions)
@@ -151,7 +157,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       const facilitator = await startFacilitatorServer({
         rpcUrl: anvil.rpcUrl,
         chain: viemChain,
-        account: mnemonicToAccount(anvilMnemonic, { addressIndex: 3 }),
+        account: signers.facilitator,
         bearerToken: settings.bearerToken,
         ...(settings.port === undefined ? {} : { port: settings.port }),
       })
