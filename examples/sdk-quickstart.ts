@@ -5,7 +5,6 @@
  *   BASE_SEPOLIA_RPC_URL=…  VAULT_ADDRESSES=…/addresses.json  MERCHANT_PRIVATE_KEY=0x…
  *   npx tsx examples/sdk-quickstart.ts
  */
-import { readFileSync } from 'node:fs'
 import { createPublicClient, createWalletClient, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { baseSepolia } from 'viem/chains'
@@ -13,8 +12,8 @@ import {
   createVaultClient,
   formatUsdc,
   isUnavailable,
+  loadVaultAddresses,
   parseUsdc,
-  type VaultAddresses,
   vaultHttp,
 } from '../src/index.js'
 
@@ -24,10 +23,8 @@ if (!rpcUrl || !key) {
   throw new Error('Set BASE_SEPOLIA_RPC_URL and MERCHANT_PRIVATE_KEY (see `x402-vault devnet`).')
 }
 // Without VAULT_ADDRESSES the client uses the public Base Sepolia deployment.
-const addresses: Partial<VaultAddresses> | undefined = process.env.VAULT_ADDRESSES
-  ? (({ chain: _chain, chainId: _chainId, ...rest }) => rest)(
-      JSON.parse(readFileSync(process.env.VAULT_ADDRESSES, 'utf8')),
-    )
+const addresses = process.env.VAULT_ADDRESSES
+  ? await loadVaultAddresses(process.env.VAULT_ADDRESSES, { chain: 'base-sepolia' })
   : undefined
 
 const account = privateKeyToAccount(key)

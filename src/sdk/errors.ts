@@ -53,6 +53,7 @@ export const vaultErrorCodes = [
   'CHAIN_MISMATCH',
   'ADDRESS_MISMATCH',
   'NO_CONTRACT_CODE',
+  'ADDRESSES_FILE_INVALID',
   'WALLET_CLIENT_REQUIRED',
   'ACCOUNT_REQUIRED',
   // preconditions and their contract-revert twins

@@ -104,6 +104,11 @@ export {
 export { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from './internal/validate.js'
 export type { WaitOptions } from './internal/write.js'
 export {
+  type LoadVaultAddressesOptions,
+  loadVaultAddresses,
+  parseVaultAddresses,
+} from './loadVaultAddresses.js'
+export {
   type EvmAddressOptions,
   evmAddress,
   formatUsdc,
