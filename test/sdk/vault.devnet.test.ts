@@ -5,6 +5,7 @@ import {
   AddressMismatchError,
   isUnavailable,
   parseUsdc,
+  routerAbi,
   shareTokenAbi,
   unwrapField,
   type VaultChainName,
@@ -147,6 +148,19 @@ describe.each(['base-sepolia', 'base'] as const)(
         expect(after.result.deposited).toBe(parseUsdc('200'))
         expect(unwrapField(after.result.currentValue)).toBeGreaterThan(parseUsdc('200'))
         expect(unwrapField(after.result.accruedYield)).toBeGreaterThan(0n)
+        // withdrawableUsdc is the router's previewRedeem of every share, at the same block.
+        const shares = unwrapField(after.result.shares)
+        const preview = await t.publicClient.readContract({
+          address: devnet.addresses.router,
+          abi: routerAbi,
+          functionName: 'previewRedeem',
+          args: [shares, t.merchant.address],
+          blockNumber: after.result.blockNumber,
+        })
+        expect(after.result.withdrawableUsdc).toBe(preview)
+        expect(unwrapField(after.result.withdrawableUsdc)).toBeLessThan(
+          unwrapField(after.result.currentValue),
+        )
       })
 
       it('lower-level reads', async () => {
@@ -190,6 +204,7 @@ describe.each(['base-sepolia', 'base'] as const)(
         expect(position.requests).toBe(1)
         expect(isUnavailable(position.result.currentValue)).toBe(true)
         expect(isUnavailable(position.result.accruedYield)).toBe(true)
+        expect(isUnavailable(position.result.withdrawableUsdc)).toBe(true)
         expect(position.result.shares).toBe(parseUsdc('100'))
         expect(position.result.liquidUsdc).toBe(parseUsdc('900'))
         expect(() => unwrapField(position.result.currentValue, 'currentValue')).toThrow(

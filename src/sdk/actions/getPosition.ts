@@ -1,9 +1,9 @@
 import type { Address } from 'viem'
 import { multicall } from 'viem/actions'
-import { routerAbi, shareTokenAbi, usdcAbi } from '../abis/index.js'
+import { feeCollectorAbi, routerAbi, shareTokenAbi, usdcAbi } from '../abis/index.js'
 import type { VaultChainName, VaultNetwork } from '../chains.js'
 import type { VaultContext } from '../context.js'
-import type { Field } from '../field.js'
+import { type Field, isUnavailable } from '../field.js'
 import {
   blockNumberCall,
   blockOf,
@@ -36,11 +36,22 @@ export type VaultPosition = {
   currentValue: Field<bigint>
   /** `currentValue − deposited`, floored at 0, before the 10 % fee on yield. */
   accruedYield: Field<bigint>
+  /**
+   * What withdrawing every share pays now, net of the fee (the router's `previewRedeem(shares)`).
+   * Withdrawing this amount by USDC works.
+   */
+  withdrawableUsdc: Field<bigint>
 }
 
 /**
  * Reads a wallet's position in one RPC round trip (one Multicall3 `aggregate3`, one block): liquid
- * USDC, router allowance, shares, cost basis, current value, accrued yield, registration.
+ * USDC, router allowance, shares, cost basis, current value, accrued yield, registration, and what a
+ * full withdrawal pays now (`withdrawableUsdc`).
+ *
+ * `withdrawableUsdc` is the router's `previewRedeem(shares)`, computed from the same block: redeeming
+ * every share returns the whole position value with the whole cost basis as principal, so it is
+ * `currentValue − ceil(FEE_BPS × accruedYield / 10000)` (PROTOCOL.md §4.1), with `FEE_BPS` read in the
+ * same multicall. A second round trip to ask the router would need the share balance first.
  *
  * @param ctx - The vault client.
  * @param wallet - Any address (no wallet client needed).
@@ -52,21 +63,26 @@ export async function getPosition(ctx: VaultContext, wallet: Address): Promise<V
   const owner = validateWallet(wallet)
   const { router, usdc, shareToken } = ctx.addresses
   const action = 'Position read'
-  const [bn, ts, registered, balance, allowance, shares, position] = await guard(ctx, action, () =>
-    multicall(ctx.publicClient, {
-      ...multicallOptions,
-      contracts: [
-        blockNumberCall,
-        blockTimestampCall,
-        { address: router, abi: routerAbi, functionName: 'authorizedWallets', args: [owner] },
-        { address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [owner] },
-        { address: usdc, abi: usdcAbi, functionName: 'allowance', args: [owner, router] },
-        { address: shareToken, abi: shareTokenAbi, functionName: 'balanceOf', args: [owner] },
-        { address: router, abi: routerAbi, functionName: 'getPosition', args: [owner] },
-      ],
-    }),
+  const [bn, ts, registered, balance, allowance, shares, position, feeBps] = await guard(
+    ctx,
+    action,
+    () =>
+      multicall(ctx.publicClient, {
+        ...multicallOptions,
+        contracts: [
+          blockNumberCall,
+          blockTimestampCall,
+          { address: router, abi: routerAbi, functionName: 'authorizedWallets', args: [owner] },
+          { address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [owner] },
+          { address: usdc, abi: usdcAbi, functionName: 'allowance', args: [owner, router] },
+          { address: shareToken, abi: shareTokenAbi, functionName: 'balanceOf', args: [owner] },
+          { address: router, abi: routerAbi, functionName: 'getPosition', args: [owner] },
+          { address: ctx.addresses.feeCollector, abi: feeCollectorAbi, functionName: 'FEE_BPS' },
+        ],
+      }),
   )
   const { blockNumber, blockTimestamp } = blockOf(ctx, bn, ts, action)
+  const fee = fieldOf(ctx, feeBps)
   return {
     chain: ctx.chain,
     chainId: ctx.chainId,
@@ -81,5 +97,13 @@ export async function getPosition(ctx: VaultContext, wallet: Address): Promise<V
     deposited: fieldOf(ctx, position, ([deposited]) => deposited),
     currentValue: fieldOf(ctx, position, ([, value]) => value),
     accruedYield: fieldOf(ctx, position, ([, , accrued]) => accrued),
+    withdrawableUsdc: isUnavailable(fee)
+      ? fee
+      : fieldOf(ctx, position, ([, value, accrued]) => netOfFee(value, accrued, fee)),
   }
+}
+
+/** `value − ceil(feeBps × yieldEarned / 10000)`: the fee collector's fee, rounded up. */
+function netOfFee(value: bigint, yieldEarned: bigint, feeBps: bigint): bigint {
+  return value - (yieldEarned * feeBps + 9_999n) / 10_000n
 }
