@@ -53,11 +53,11 @@ const rpcAdvice =
   'The RPC (BASE_SEPOLIA_RPC_URL) is having trouble: call the tool again in a moment.'
 
 /**
- * Turns anything a tool handler threw into the text of the tool's `isError` answer: it starts with
- * the stable code (and `(retryable)` for RPC trouble), then says what is wrong and
- * what to do. SDK errors keep their code and their (already redacted) message, followed by advice;
- * an {@link McpToolError}'s message is used as it is. Anything unexpected is
- * logged and answered as `INTERNAL_ERROR` without its message, so no stack or path can leak.
+ * Turns anything a tool handler threw into the text of the tool's `isError` answer. The text starts
+ * with the stable code (and `(retryable)` for RPC trouble), then says what is wrong and what to do.
+ * An {@link McpToolError}'s message is used as it is; an SDK error keeps its code and its (already
+ * redacted) message, followed by advice. Anything unexpected is logged and answered as
+ * `INTERNAL_ERROR` without its message, so no stack or path can leak.
  *
  * @param error - What the handler threw.
  * @param logger - Where unexpected errors are logged.

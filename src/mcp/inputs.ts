@@ -45,7 +45,7 @@ export function parseUsdcInput(text: string, config: McpConfig): bigint {
   if (amount === 0n) {
     throw new McpToolError('INVALID_AMOUNT', `amountUsdc must be greater than 0. ${howTo}`)
   }
-  assertWithinPlanCap(amount, config, `The plan moves ${formatUsdc(amount)} USDC`)
+  assertWithinPlanCap(amount, config, `The plan is for ${formatUsdc(amount)} USDC`)
   return amount
 }
 
@@ -81,10 +81,10 @@ export function parseSharesInput(text: string): bigint {
  *
  * @param amount - The USDC the plan moves, in base units.
  * @param config - For the cap.
- * @param what - The start of the message, such as `The plan moves 250 USDC`.
+ * @param what - The start of the message, such as `The plan is for 250 USDC`.
  * @throws {McpToolError} `PLAN_CAP_EXCEEDED`.
  * @example
- * assertWithinPlanCap(250_000_000n, config, 'The plan moves 250 USDC')
+ * assertWithinPlanCap(250_000_000n, config, 'The plan is for 250 USDC')
  */
 export function assertWithinPlanCap(amount: bigint, config: McpConfig, what: string): void {
   if (amount <= config.maxPlanUsdc) return

@@ -1,5 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { loadMcpConfig, McpConfigError } from './config.js'
+import { loadMcpConfig, type McpConfig, McpConfigError } from './config.js'
 import { redactLogText } from './logger.js'
 import { createServer } from './server.js'
 
@@ -14,7 +14,7 @@ import { createServer } from './server.js'
  * process.exitCode = await runStdioServer(process.env)
  */
 export async function runStdioServer(env: NodeJS.ProcessEnv): Promise<number> {
-  let config: Awaited<ReturnType<typeof loadMcpConfig>>
+  let config: McpConfig
   try {
     config = await loadMcpConfig(env)
   } catch (error) {

@@ -359,6 +359,11 @@ describe('errors', () => {
     }
     await error('vault_plan_deposit', { amountUsdc: '10' }, 'INVALID_ADDRESS')
     await error('vault_get_position', { wallet: 42 }, 'INVALID_ADDRESS')
+    // A private key pasted as the wallet is refused without being repeated.
+    const key = devnet.accounts.buyer.privateKey
+    const text = await error('vault_get_position', { wallet: key }, 'INVALID_ADDRESS')
+    expect(text).toContain('32 bytes')
+    expect(text).not.toContain(key.slice(2))
   })
 
   it('refuses an amount with more than 6 decimals, a sign, an exponent, an empty string or zero', async () => {
