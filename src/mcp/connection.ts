@@ -1,6 +1,7 @@
 import { createPublicClient } from 'viem'
 import {
   networkOf,
+  parseVaultAddresses,
   toVaultError,
   type VaultContext,
   vaultChains,
@@ -31,6 +32,7 @@ export type VaultConnection = {
  * @param config - RPC URL, chain and address override.
  * @param logger - For verification results.
  * @returns The connection.
+ * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID` when `config.addresses` is not a full, valid set.
  * @example
  * const connection = createVaultConnection(config, logger)
  * const vault = await connection.ready()
@@ -46,7 +48,12 @@ export function createVaultConnection(config: McpConfig, logger: McpLogger): Vau
     chain: config.chain,
     chainId: chain.chainId,
     network: networkOf(config.chain),
-    addresses: Object.freeze({ ...(config.addresses ?? chain.addresses) }),
+    // Checked again here for embedders that build the config by hand (loadMcpConfig already did).
+    addresses: Object.freeze(
+      config.addresses
+        ? parseVaultAddresses(config.addresses, { chain: config.chain, source: 'config.addresses' })
+        : { ...chain.addresses },
+    ),
     viemChain: chain.viemChain,
   })
 

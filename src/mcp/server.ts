@@ -23,6 +23,7 @@ const instructions = `Tools for the x402-vault USDC yield vault on Base Sepolia.
  * @param config - From {@link loadMcpConfig}, or built by an embedder.
  * @param options - `logger`.
  * @returns The server; connect it to a transport.
+ * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID` when `config.addresses` is not a full, valid set.
  * @example
  * const server = createServer(await loadMcpConfig(process.env))
  * await server.connect(new StdioServerTransport())

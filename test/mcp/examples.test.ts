@@ -43,6 +43,8 @@ async function codexTomlServer(): Promise<ServerEntry> {
 async function listTools(entry: ServerEntry, addressesFile: string): Promise<string[]> {
   const env = { ...entry.env }
   if (env.VAULT_ADDRESSES) env.VAULT_ADDRESSES = addressesFile
+  // Tests stay offline: nothing listens on port 9 (listing the tools needs no RPC).
+  env.BASE_SEPOLIA_RPC_URL = 'http://127.0.0.1:9'
   const mcp = await connectMcp(env, { viaCli: true })
   try {
     return (await mcp.client.listTools()).tools.map((tool) => tool.name)
