@@ -118,6 +118,27 @@ export {
 export { formatRayPercent, RAY } from './rates.js'
 export { redactSecrets, redactUrl } from './redact.js'
 export {
+  type DecideSweepParameters,
+  decideSweep,
+  type NoDepositReason,
+  type SweepDecision,
+} from './seller/decideSweep.js'
+export {
+  type IgnoredSettlementReason,
+  type MerchantSettlement,
+  merchantSettlementOf,
+  type SettlementHookContext,
+} from './seller/merchantSettlement.js'
+export { readX402UsdcAsset } from './seller/readX402UsdcAsset.js'
+export {
+  type X402AssetTransferMethod,
+  type X402UsdcAsset,
+  type X402UsdcPrice,
+  type X402UsdcPriceParameters,
+  x402UsdcAssets,
+  x402UsdcPrice,
+} from './seller/x402UsdcPrice.js'
+export {
   type ApproveTransaction,
   buildApproveTransaction,
   buildDepositTransaction,

@@ -1,0 +1,130 @@
+import type { Address } from 'viem'
+import { type VaultChainName, vaultChains } from '../chains.js'
+import { VaultValidationError } from '../errors.js'
+import { validateAmount } from '../internal/validate.js'
+import { evmAddress, parseUsdc } from '../money.js'
+
+/** How an x402 buyer authorises the transfer: EIP-3009 `transferWithAuthorization`, or Permit2. */
+export type X402AssetTransferMethod = 'eip3009' | 'permit2'
+
+/**
+ * A USDC token as an x402 payment asset: its address and what goes into the requirement's `extra` (its
+ * EIP-712 domain `name`/`version`, and the transfer method).
+ */
+export type X402UsdcAsset = {
+  address: Address
+  /** The token's EIP-712 domain name; required for EIP-3009, optional for Permit2. */
+  name?: string | undefined
+  /** The token's EIP-712 domain version; required for EIP-3009, optional for Permit2. */
+  version?: string | undefined
+  assetTransferMethod: X402AssetTransferMethod
+}
+
+/** The price entry of an x402 payment requirement for an amount of USDC. */
+export type X402UsdcPrice = {
+  /** The amount in base units, as a decimal string (x402's atomic amount). */
+  amount: string
+  asset: Address
+  extra: { name?: string; version?: string; assetTransferMethod: X402AssetTransferMethod }
+}
+
+export type X402UsdcPriceParameters = {
+  chain: VaultChainName
+  /** A bigint in base units, or a decimal USDC string such as `'0.01'`. Must be above zero. */
+  amount: bigint | string
+  /**
+   * The USDC to be paid in, when it is not the chain's public one: a private deployment or the devnet
+   * (see `readX402UsdcAsset`, which reads it from the chain).
+   */
+  asset?: X402UsdcAsset | undefined
+}
+
+/**
+ * The public deployments' USDC as x402 assets (PRODUCT.md §5.1): Circle's USDC on Base has EIP-3009; the
+ * vault's USDC on Base Sepolia (Aave's test token) has none, so buyers pay it through Permit2.
+ */
+export const x402UsdcAssets: Readonly<Record<VaultChainName, X402UsdcAsset>> = {
+  base: {
+    address: vaultChains.base.addresses.usdc,
+    name: 'USD Coin',
+    version: '2',
+    assetTransferMethod: 'eip3009',
+  },
+  'base-sepolia': {
+    address: vaultChains['base-sepolia'].addresses.usdc,
+    assetTransferMethod: 'permit2',
+  },
+}
+
+/**
+ * Builds the price of an x402 payment requirement in USDC: `{ amount, asset, extra }`.
+ *
+ * A money price such as `'$0.01'` needs a default asset that x402 does not have for the vault's USDC
+ * (and has none at all for a local chain), so sellers give an asset amount; this builds it.
+ *
+ * @param parameters - `chain`, `amount` (bigint base units or a decimal USDC string) and an optional `asset`.
+ * @returns The price, ready for a route's `price`.
+ * @throws {VaultValidationError} `INVALID_AMOUNT` for zero, negative or malformed amounts; `INVALID_ARGUMENT`
+ *   for an unknown chain or a malformed asset.
+ * @example
+ * x402UsdcPrice({ chain: 'base', amount: '0.01' })
+ * // { amount: '10000', asset: '0x8335…2913', extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'eip3009' } }
+ */
+export function x402UsdcPrice(parameters: X402UsdcPriceParameters): X402UsdcPrice {
+  const { chain, amount } = parameters ?? ({} as X402UsdcPriceParameters)
+  if (!Object.hasOwn(x402UsdcAssets, chain)) {
+    throw new VaultValidationError(
+      'INVALID_ARGUMENT',
+      `Unknown chain ${JSON.stringify(String(chain))}: use 'base' or 'base-sepolia'.`,
+      { field: 'chain' },
+    )
+  }
+  const baseUnits = validateAmount(typeof amount === 'string' ? parseUsdc(amount) : amount)
+  const asset =
+    parameters.asset === undefined ? x402UsdcAssets[chain] : checkAsset(parameters.asset)
+  return {
+    amount: baseUnits.toString(),
+    asset: asset.address,
+    extra: {
+      ...(asset.name === undefined ? {} : { name: asset.name }),
+      ...(asset.version === undefined ? {} : { version: asset.version }),
+      assetTransferMethod: asset.assetTransferMethod,
+    },
+  }
+}
+
+function checkAsset(asset: X402UsdcAsset): X402UsdcAsset {
+  if (typeof asset !== 'object' || asset === null) {
+    throw new VaultValidationError('INVALID_ARGUMENT', '`asset` must be an object.', {
+      field: 'asset',
+    })
+  }
+  const method = asset.assetTransferMethod
+  if (method !== 'eip3009' && method !== 'permit2') {
+    throw new VaultValidationError(
+      'INVALID_ARGUMENT',
+      "asset.assetTransferMethod must be 'eip3009' or 'permit2'.",
+      { field: 'asset.assetTransferMethod' },
+    )
+  }
+  for (const key of ['name', 'version'] as const) {
+    const value = asset[key]
+    if (value !== undefined && (typeof value !== 'string' || value === '')) {
+      throw new VaultValidationError(
+        'INVALID_ARGUMENT',
+        `asset.${key} must be a non-empty string.`,
+        {
+          field: `asset.${key}`,
+        },
+      )
+    }
+  }
+  if (method === 'eip3009' && (asset.name === undefined || asset.version === undefined)) {
+    throw new VaultValidationError(
+      'INVALID_ARGUMENT',
+      'An EIP-3009 asset needs its EIP-712 domain name and version (asset.name, asset.version).',
+      { field: 'asset' },
+    )
+  }
+  return { ...asset, address: evmAddress(asset.address) }
+}
