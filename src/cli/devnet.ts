@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { type Devnet, startDevnet } from '../devnet/startDevnet.js'
 import type { VaultChainName } from '../sdk/chains.js'
+import { UsageError } from './usageError.js'
 
 export const devnetUsage = `Usage: x402-vault devnet [options]
 
@@ -100,11 +101,6 @@ export async function runDevnetCommand(argv: string[]): Promise<number> {
   process.stderr.write('stopping devnet…\n')
   await devnet.stop()
   return 0
-}
-
-/** A mistake in the command line: printed with the usage, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError'
 }
 
 function optionalPort(text: string | undefined, flag: string): number | undefined {

@@ -1,17 +1,17 @@
 #!/usr/bin/env node
-import { runDevnetCommand, UsageError } from './devnet.js'
+import { UsageError } from './usageError.js'
 
 const usage = `Usage: x402-vault <command> [options]
 
 Commands:
   devnet    start a local chain with the vault protocol and an x402 facilitator
-  mcp       start the MCP server over stdio (coming in a later release)
+  mcp       start the MCP server over stdio (for AI clients; see the README)
   sweep     deposit the merchant's idle USDC now (coming in a later release)
   status    print the vault's status (coming in a later release)
 
 Run \`x402-vault <command> --help\` for a command's options.`
 
-const notYet = new Set(['mcp', 'sweep', 'status'])
+const notYet = new Set(['sweep', 'status'])
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
@@ -19,12 +19,39 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${usage}\n`)
     return command === undefined ? 2 : 0
   }
-  if (command === 'devnet') return runDevnetCommand(rest)
+  // Each sub-command loads only its own code: the MCP server must start fast and never load the devnet.
+  if (command === 'devnet') return (await import('./devnet.js')).runDevnetCommand(rest)
+  if (command === 'mcp') return runMcpCommand(rest)
   if (notYet.has(command)) {
     process.stderr.write(`x402-vault ${command} is not available in this release yet.\n`)
     return 1
   }
   throw new UsageError(`Unknown command "${command}".`)
+}
+
+const mcpUsage = `Usage: x402-vault mcp
+
+Starts the x402-vault MCP server on stdio, for AI clients (Claude Desktop, Claude Code, Cursor,
+Codex…). It reads the vault on Base Sepolia and plans unsigned transactions; it never signs or sends.
+
+Environment:
+  BASE_SEPOLIA_RPC_URL      RPC URL (default https://sepolia.base.org)
+  VAULT_CHAIN               must be base-sepolia (the default)
+  VAULT_MCP_MAX_PLAN_USDC   largest USDC amount one plan may move (default 100)
+  VAULT_ADDRESSES           path to an addresses JSON (such as the devnet's)
+  MCP_LOG_LEVEL             debug, info (default), warn or error; logs go to stderr`
+
+async function runMcpCommand(argv: string[]): Promise<number> {
+  if (argv.includes('-h') || argv.includes('--help')) {
+    process.stdout.write(`${mcpUsage}\n`)
+    return 0
+  }
+  if (argv.length > 0)
+    throw new UsageError(
+      `x402-vault mcp takes no arguments; it reads its settings from the environment.`,
+    )
+  const { runStdioServer } = await import('../mcp/stdio.js')
+  return runStdioServer(process.env)
 }
 
 main(process.argv.slice(2)).then(

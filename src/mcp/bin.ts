@@ -1,3 +1,4 @@
 #!/usr/bin/env node
-process.stderr.write('x402-vault-mcp is not available in this release yet.\n')
-process.exitCode = 1
+import { runStdioServer } from './stdio.js'
+
+process.exitCode = await runStdioServer(process.env)

@@ -1,0 +1,146 @@
+import {
+  formatUsdc,
+  loadVaultAddresses,
+  parseUsdc,
+  redactUrl,
+  type VaultAddresses,
+} from '../sdk/index.js'
+
+/** How much the server writes to stderr: `error` is quiet, `debug` logs every tool call. */
+export type McpLogLevel = 'debug' | 'info' | 'warn' | 'error'
+
+/** Everything the MCP server needs, read from the environment by {@link loadMcpConfig}. */
+export type McpConfig = {
+  /** The only chain of this beta. */
+  chain: 'base-sepolia'
+  /** The JSON-RPC URL. It may carry an API key: never log or show more than its origin. */
+  rpcUrl: string
+  /** The largest USDC amount one plan may move, in base units (6 decimals). */
+  maxPlanUsdc: bigint
+  /** A deployment override (a devnet, a private deployment); the public one when absent. */
+  addresses?: VaultAddresses | undefined
+  logLevel: McpLogLevel
+}
+
+/** The environment variables the server reads (PRODUCT.md §6.1), and nothing else. */
+export type McpEnv = {
+  BASE_SEPOLIA_RPC_URL?: string | undefined
+  VAULT_CHAIN?: string | undefined
+  VAULT_MCP_MAX_PLAN_USDC?: string | undefined
+  VAULT_ADDRESSES?: string | undefined
+  MCP_LOG_LEVEL?: string | undefined
+}
+
+/** The public Base Sepolia RPC, used when `BASE_SEPOLIA_RPC_URL` is unset. */
+export const defaultRpcUrl = 'https://sepolia.base.org'
+/** The per-plan cap when `VAULT_MCP_MAX_PLAN_USDC` is unset: 100 USDC. */
+export const defaultMaxPlanUsdc = parseUsdc('100')
+
+const logLevels: readonly McpLogLevel[] = ['debug', 'info', 'warn', 'error']
+
+/** The environment cannot start the server. The message is one line naming the variable. */
+export class McpConfigError extends Error {
+  override name = 'McpConfigError'
+  /** The variable at fault, such as `VAULT_CHAIN`. */
+  readonly variable: keyof McpEnv
+  readonly details: Record<string, unknown>
+  constructor(
+    variable: keyof McpEnv,
+    message: string,
+    details: Record<string, unknown> = {},
+    cause?: unknown,
+  ) {
+    super(message, cause === undefined ? undefined : { cause })
+    this.variable = variable
+    this.details = details
+  }
+}
+
+/**
+ * Reads the MCP server's configuration from the environment and checks every value.
+ *
+ * An empty variable counts as unset (client configs often carry blank placeholders). There is no
+ * private-key variable: the server never signs.
+ *
+ * @param env - The environment, usually `process.env`.
+ * @returns The checked configuration.
+ * @throws {McpConfigError} naming the variable: `VAULT_CHAIN` other than `base-sepolia`, a
+ *   `BASE_SEPOLIA_RPC_URL` that is not http(s), a `VAULT_MCP_MAX_PLAN_USDC` that is not a positive
+ *   decimal, a `VAULT_ADDRESSES` file that cannot be used (the reason names the file and the key), an
+ *   unknown `MCP_LOG_LEVEL`.
+ * @example
+ * const config = await loadMcpConfig(process.env)
+ * const server = createServer(config)
+ */
+export async function loadMcpConfig(env: McpEnv): Promise<McpConfig> {
+  const chain = env.VAULT_CHAIN || 'base-sepolia'
+  if (chain !== 'base-sepolia') {
+    throw new McpConfigError(
+      'VAULT_CHAIN',
+      `VAULT_CHAIN must be base-sepolia in this beta, not ${JSON.stringify(chain.slice(0, 40))}: the MCP server does not serve Base mainnet yet.`,
+    )
+  }
+  const rpcUrl = env.BASE_SEPOLIA_RPC_URL || defaultRpcUrl
+  if (!isHttpUrl(rpcUrl)) {
+    throw new McpConfigError(
+      'BASE_SEPOLIA_RPC_URL',
+      `BASE_SEPOLIA_RPC_URL must be an http(s) URL, not ${redactUrl(rpcUrl)}.`,
+    )
+  }
+  const logLevel = env.MCP_LOG_LEVEL || 'info'
+  if (!(logLevels as readonly string[]).includes(logLevel)) {
+    throw new McpConfigError(
+      'MCP_LOG_LEVEL',
+      `MCP_LOG_LEVEL must be one of ${logLevels.join(', ')}, not ${JSON.stringify(logLevel.slice(0, 40))}.`,
+    )
+  }
+  return {
+    chain,
+    rpcUrl,
+    maxPlanUsdc: parseMaxPlanUsdc(env.VAULT_MCP_MAX_PLAN_USDC),
+    addresses: env.VAULT_ADDRESSES ? await loadAddresses(env.VAULT_ADDRESSES) : undefined,
+    logLevel: logLevel as McpLogLevel,
+  }
+}
+
+function parseMaxPlanUsdc(text: string | undefined): bigint {
+  if (!text) return defaultMaxPlanUsdc
+  let cap: bigint
+  try {
+    cap = parseUsdc(text)
+  } catch (error) {
+    throw new McpConfigError(
+      'VAULT_MCP_MAX_PLAN_USDC',
+      `VAULT_MCP_MAX_PLAN_USDC must be a positive decimal USDC amount such as "100": ${(error as Error).message}`,
+      {},
+      error,
+    )
+  }
+  if (cap === 0n) {
+    throw new McpConfigError(
+      'VAULT_MCP_MAX_PLAN_USDC',
+      `VAULT_MCP_MAX_PLAN_USDC must be greater than 0 USDC (it is ${formatUsdc(cap)}).`,
+    )
+  }
+  return cap
+}
+
+async function loadAddresses(path: string): Promise<VaultAddresses> {
+  try {
+    return await loadVaultAddresses(path, { chain: 'base-sepolia' })
+  } catch (error) {
+    // The loader's message already names the file and the key at fault.
+    throw new McpConfigError('VAULT_ADDRESSES', `VAULT_ADDRESSES: ${(error as Error).message}`, {
+      file: path,
+    })
+  }
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text)
+    return protocol === 'http:' || protocol === 'https:'
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,102 @@
+import { type Address, maxUint256 } from 'viem'
+import { evmAddress, formatUsdc, parseUsdc } from '../sdk/index.js'
+import type { McpConfig } from './config.js'
+import { McpToolError } from './errors.js'
+
+/**
+ * Checks the `wallet` input with the SDK's strict address check.
+ *
+ * @param text - The input.
+ * @returns The checksummed address.
+ * @throws {McpToolError} `INVALID_ADDRESS` saying what is wrong.
+ * @example
+ * parseWalletInput('0xd8da6bf26964af9d7eed9e03e53415d37aa96045')
+ */
+export function parseWalletInput(text: string): Address {
+  try {
+    return evmAddress(text)
+  } catch (error) {
+    throw new McpToolError(
+      'INVALID_ADDRESS',
+      `wallet: ${(error as Error).message} Give the wallet as 0x followed by 40 hex digits.`,
+    )
+  }
+}
+
+/**
+ * Parses a decimal USDC input strictly (no sign, exponent, spaces or empty string; at most 6
+ * decimals), requires it to be above zero and within the server's per-plan cap.
+ *
+ * @param text - The input, such as `"12.5"`.
+ * @param config - For the cap (`VAULT_MCP_MAX_PLAN_USDC`).
+ * @returns Base units.
+ * @throws {McpToolError} `INVALID_AMOUNT`, or `PLAN_CAP_EXCEEDED` naming the variable and its value.
+ * @example
+ * parseUsdcInput('12.5', config) // 12_500_000n
+ */
+export function parseUsdcInput(text: string, config: McpConfig): bigint {
+  const howTo = 'Write amountUsdc as a decimal string with at most 6 decimals, such as "12.5".'
+  let amount: bigint
+  try {
+    amount = parseUsdc(text)
+  } catch (error) {
+    throw new McpToolError('INVALID_AMOUNT', `amountUsdc: ${(error as Error).message} ${howTo}`)
+  }
+  if (amount === 0n) {
+    throw new McpToolError('INVALID_AMOUNT', `amountUsdc must be greater than 0. ${howTo}`)
+  }
+  assertWithinPlanCap(amount, config, `The plan is for ${formatUsdc(amount)} USDC`)
+  return amount
+}
+
+/**
+ * Parses the `shares` input: a whole number of share base units, above zero, that fits uint256.
+ *
+ * @param text - The input, such as `"2500000"`.
+ * @returns The share count.
+ * @throws {McpToolError} `INVALID_AMOUNT` saying what is wrong.
+ * @example
+ * parseSharesInput('2500000') // 2_500_000n
+ */
+export function parseSharesInput(text: string): bigint {
+  const howTo =
+    'Give shares as a whole number of base units greater than 0 (the share token has 6 decimals: "2500000" is 2.5 shares).'
+  if (!/^[0-9]+$/.test(text)) {
+    throw new McpToolError(
+      'INVALID_AMOUNT',
+      `shares ${describeInput(text)} is not a whole number. ${howTo}`,
+    )
+  }
+  const shares = BigInt(text)
+  if (shares === 0n)
+    throw new McpToolError('INVALID_AMOUNT', `shares must be greater than 0. ${howTo}`)
+  if (shares > maxUint256) {
+    throw new McpToolError('INVALID_AMOUNT', 'shares does not fit in uint256.')
+  }
+  return shares
+}
+
+/**
+ * Refuses a plan that moves more USDC than `VAULT_MCP_MAX_PLAN_USDC` allows.
+ *
+ * @param amount - The USDC the plan moves, in base units.
+ * @param config - For the cap.
+ * @param what - The start of the message, such as `The plan is for 250 USDC`.
+ * @throws {McpToolError} `PLAN_CAP_EXCEEDED`.
+ * @example
+ * assertWithinPlanCap(250_000_000n, config, 'The plan is for 250 USDC')
+ */
+export function assertWithinPlanCap(amount: bigint, config: McpConfig, what: string): void {
+  if (amount <= config.maxPlanUsdc) return
+  const cap = formatUsdc(config.maxPlanUsdc)
+  throw new McpToolError(
+    'PLAN_CAP_EXCEEDED',
+    `${what}, above this server's per-plan cap of ${cap} USDC (VAULT_MCP_MAX_PLAN_USDC = ${cap}). Plan at most ${cap} USDC per call, or ask whoever runs the server to raise VAULT_MCP_MAX_PLAN_USDC.`,
+    { details: { amount, cap: config.maxPlanUsdc } },
+  )
+}
+
+function describeInput(text: string): string {
+  if (text === '') return '(empty)'
+  return JSON.stringify(text.length > 30 ? `${text.slice(0, 27)}...` : text)
+}

@@ -1,0 +1,98 @@
+import {
+  type ApproveTransaction,
+  type DepositTransaction,
+  type Field,
+  formatRayPercent,
+  formatUsdc,
+  type InitializeTransaction,
+  mapField,
+  type VaultContext,
+  type WithdrawTransaction,
+} from '../sdk/index.js'
+
+/** A USDC amount in tool output: the decimal string and its base-unit (atomic) twin. */
+export type UsdcAmount = { usdc: string; atomic: string }
+
+/** A rate in tool output: the APY percentage and the ray it comes from (1e27 = 100 %). */
+export type Rate = { apy: string; ray: string }
+
+/** An unsigned transaction of a plan. */
+export type PlannedTransaction =
+  | InitializeTransaction
+  | ApproveTransaction
+  | DepositTransaction
+  | WithdrawTransaction
+
+/** An unsigned transaction in tool output (PRODUCT.md §6.3): bigints become decimal strings. */
+export type TransactionJson = {
+  chain: VaultContext['chain']
+  chainId: number
+  to: string
+  data: string
+  value: '0'
+  functionName: PlannedTransaction['functionName']
+  args: string[]
+}
+
+/** The warning every plan carries, word for word (PRODUCT.md §6.3). */
+export const planWarning =
+  'Unsigned transaction plan only: this server cannot sign or broadcast. Review it and send it from your own wallet.' as const
+
+/**
+ * Shows a USDC amount in base units as `{ usdc, atomic }`.
+ *
+ * @param amount - Base units (6 decimals).
+ * @returns `{ usdc: '12.5', atomic: '12500000' }` for `12_500_000n`.
+ * @example
+ * usdcAmount(12_500_000n) // { usdc: '12.5', atomic: '12500000' }
+ */
+export function usdcAmount(amount: bigint): UsdcAmount {
+  return { usdc: formatUsdc(amount), atomic: amount.toString() }
+}
+
+/** {@link usdcAmount} of a read field, keeping `Unavailable` as it is. */
+export function usdcField(field: Field<bigint>): Field<UsdcAmount> {
+  return mapField(field, usdcAmount)
+}
+
+/** A bigint read field as a decimal string, keeping `Unavailable` as it is. */
+export function integerField(field: Field<bigint>): Field<string> {
+  return mapField(field, String)
+}
+
+/** A rate in ray as `{ apy: '4.50%', ray }`. */
+export function rate(ray: bigint): Rate {
+  return { apy: formatRayPercent(ray), ray: ray.toString() }
+}
+
+/**
+ * Shows an SDK transaction in the plan shape of PRODUCT.md §6.3, every bigint as a decimal string.
+ *
+ * @param transaction - An unsigned transaction from an SDK plan.
+ * @returns `{ chain, chainId, to, data, value: '0', functionName, args }`.
+ * @example
+ * transactionJson(plan.transaction).value // '0'
+ */
+export function transactionJson(transaction: PlannedTransaction): TransactionJson {
+  // No vault call carries ETH; a plan that did would be a bug to stop on, not to pass along.
+  if (transaction.value !== 0n) throw new Error(`${transaction.functionName} plan carries ETH`)
+  return {
+    chain: transaction.chain,
+    chainId: transaction.chainId,
+    to: transaction.to,
+    data: transaction.data,
+    value: '0',
+    functionName: transaction.functionName,
+    args: transaction.args.map((arg) => String(arg)),
+  }
+}
+
+/** The fields every plan starts with: chain, chain id, the warning and the transaction. */
+export function planEnvelope(vault: VaultContext, transaction: PlannedTransaction) {
+  return {
+    chain: vault.chain,
+    chainId: vault.chainId,
+    warning: planWarning,
+    transaction: transactionJson(transaction),
+  }
+}

@@ -1,0 +1,156 @@
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import { MAX_SLIPPAGE_BPS } from '../sdk/index.js'
+import { planWarning } from './json.js'
+
+// Every builder below returns a new schema on each call: a schema object used twice would be
+// turned into a JSON-Schema `$ref`, which several MCP clients cannot follow.
+
+/** Every tool only reads the chain (plans are unsigned) and talks to a network outside the client. */
+export const readOnlyAnnotations: ToolAnnotations = { readOnlyHint: true, openWorldHint: true }
+
+// ---------------------------------------------------------------------------------------------
+// Inputs: the schema checks types and keys, with messages that start with the stable code; the
+// handlers check values (address, decimals, sign, cap) with the SDK's strict parsers.
+
+/**
+ * The input object of a tool: unknown keys are refused with a message naming the keys the tool takes.
+ *
+ * @param toolName - For the message.
+ * @param shape - The input fields.
+ * @returns A strict zod object.
+ * @example
+ * toolInput('vault_get_position', { wallet: walletInput() })
+ */
+export function toolInput<shape extends z.ZodRawShape>(toolName: string, shape: shape) {
+  const accepted = Object.keys(shape)
+  const takes = accepted.length ? `takes ${accepted.join(', ')}` : 'takes no arguments'
+  return z
+    .object(shape, {
+      errorMap: (issue, ctx) =>
+        issue.code === 'unrecognized_keys'
+          ? {
+              message: `INVALID_ARGUMENT: Unknown argument ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}: ${toolName} ${takes}. Remove it and call again.`,
+            }
+          : { message: ctx.defaultError },
+    })
+    .strict()
+}
+
+/** The `wallet` input: a string; the handler checks the address. */
+export function walletInput(description: string) {
+  const message = 'INVALID_ADDRESS: wallet is required, as a string: 0x followed by 40 hex digits.'
+  return z.string({ required_error: message, invalid_type_error: message }).describe(description)
+}
+
+/** A decimal USDC amount input: a string; the handler parses it strictly and checks the cap. */
+export function usdcInput(description: string) {
+  const message = `INVALID_AMOUNT: amountUsdc must be a decimal string such as "12.5" (a JSON string, not a number).`
+  return z.string({ required_error: message, invalid_type_error: message }).describe(description)
+}
+
+/** The `shares` input: a string of share base units; the handler parses it. */
+export function sharesInput(description: string) {
+  const message = `INVALID_AMOUNT: shares must be a whole number of share base units as a string, such as "2500000".`
+  return z.string({ invalid_type_error: message }).optional().describe(description)
+}
+
+/** The optional `slippageBps` input: an integer from 0 to 1000. */
+export function slippageInput(description: string) {
+  const message = `INVALID_SLIPPAGE: slippageBps must be an integer from 0 to ${MAX_SLIPPAGE_BPS} (basis points; 10 = 0.1 %), or left out for the default of 10.`
+  return z
+    .number({ invalid_type_error: message })
+    .int(message)
+    .min(0, message)
+    .max(MAX_SLIPPAGE_BPS, message)
+    .optional()
+    .describe(description)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs
+
+/** The chain of every answer. */
+export function chainOutput() {
+  return z.enum(['base', 'base-sepolia']).describe('The chain (base-sepolia in this beta).')
+}
+
+/** A value that could not be read: the rest of the answer is still valid. */
+function unavailableOutput() {
+  return z
+    .object({
+      unavailable: z.literal(true),
+      code: z.string().describe('Stable code of what went wrong, such as MORPHO_UNREACHABLE.'),
+      reason: z.string().describe('What went wrong, in words.'),
+      errorName: z.string().optional().describe('The decoded Solidity error, when there is one.'),
+    })
+    .describe('This value could not be read right now; the rest of the answer is valid.')
+}
+
+/** A read value, or why it could not be read. */
+export function field<schema extends z.ZodTypeAny>(schema: schema) {
+  const union = z.union([schema, unavailableOutput()])
+  return schema.description ? union.describe(schema.description) : union
+}
+
+/** A USDC amount: `{ usdc: '12.5', atomic: '12500000' }`. */
+export function usdcOutput(description: string) {
+  return z
+    .object({
+      usdc: z.string().describe('Decimal USDC, such as "12.5".'),
+      atomic: z
+        .string()
+        .describe('The same amount in base units (6 decimals), such as "12500000".'),
+    })
+    .describe(description)
+}
+
+/** A bigint as a decimal string. */
+export function integerOutput(description: string) {
+  return z.string().describe(description)
+}
+
+/** An address (checksummed). */
+export function addressOutput(description: string) {
+  return z.string().describe(description)
+}
+
+/** A rate: APY percentage and ray. */
+export function rateOutput(description: string) {
+  return z
+    .object({
+      apy: z.string().describe('Annual rate as a percentage, such as "4.50%".'),
+      ray: z.string().describe('The same rate in ray (1e27 = 100 %), as the protocol reports it.'),
+    })
+    .describe(description)
+}
+
+/** An unsigned transaction (PRODUCT.md §6.3). */
+export function transactionOutput(description: string) {
+  return z
+    .object({
+      chain: chainOutput(),
+      chainId: z.number().int().describe('84532 on Base Sepolia.'),
+      to: addressOutput('The contract to call.'),
+      data: z.string().describe('The calldata, 0x-prefixed hex.'),
+      value: z.literal('0').describe('ETH to send: always "0".'),
+      functionName: z
+        .enum(['initialize', 'approve', 'deposit', 'withdraw'])
+        .describe('The function the calldata calls.'),
+      args: z
+        .array(z.string())
+        .describe('The call arguments in order, numbers as decimal strings of base units.'),
+    })
+    .describe(description)
+}
+
+/** The fields of every plan: those of PRODUCT.md §6.3, and the next steps in words. */
+export function planOutputShape(transactionDescription: string) {
+  return {
+    chain: chainOutput(),
+    chainId: z.number().int().describe('84532 on Base Sepolia.'),
+    warning: z.literal(planWarning).describe('Nothing was signed or sent.'),
+    transaction: transactionOutput(transactionDescription),
+    nextSteps: z.string().describe('What to do with the plan, in plain words.'),
+  }
+}

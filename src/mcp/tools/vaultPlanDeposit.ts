@@ -1,0 +1,196 @@
+import type { Address } from 'viem'
+import { z } from 'zod'
+import {
+  type DepositPlan,
+  formatUsdc,
+  getPosition,
+  isUnavailable,
+  planDeposit,
+  type VaultContext,
+  VaultPreconditionError,
+} from '../../sdk/index.js'
+import { McpToolError, withAdvice } from '../errors.js'
+import { parseUsdcInput, parseWalletInput } from '../inputs.js'
+import { planEnvelope, type TransactionJson, transactionJson, usdcAmount } from '../json.js'
+import type { McpLogger } from '../logger.js'
+import {
+  addressOutput,
+  integerOutput,
+  planOutputShape,
+  readOnlyAnnotations,
+  slippageInput,
+  toolInput,
+  transactionOutput,
+  usdcInput,
+  usdcOutput,
+  walletInput,
+} from '../schemas.js'
+import { defineTool } from '../tool.js'
+
+/** `vault_plan_deposit`: an unsigned deposit, with the registration and approval it needs first. */
+export const vaultPlanDeposit = defineTool({
+  name: 'vault_plan_deposit',
+  title: 'Plan a vault deposit',
+  description:
+    'Plans, without signing or sending anything, a USDC deposit into the x402-vault yield vault on Base Sepolia: router.deposit(amount, wallet, minSharesOut). It checks the vault’s pause flag, minimum deposit, TVL cap and the wallet’s USDC balance; reports whether the wallet must first register with the router (needsRegistration, with the unsigned initialize()) and approve the router for the USDC (needsApproval, with the allowance and the shortfall); and lists in steps the unsigned transactions to send from the wallet, in order. When nothing is missing the deposit is simulated. The amount is capped per plan by the server (VAULT_MCP_MAX_PLAN_USDC).',
+  inputSchema: toolInput('vault_plan_deposit', {
+    wallet: walletInput(
+      'The wallet that pays the USDC, receives the shares and sends the transactions: 0x followed by 40 hex digits.',
+    ),
+    amountUsdc: usdcInput(
+      'USDC to deposit, as a decimal string with at most 6 decimals, at least the vault’s minimum deposit and at most the server’s per-plan cap, such as "25".',
+    ),
+    slippageBps: slippageInput(
+      'Tolerance on the shares minted, in basis points: an integer from 0 to 1000 (10 = 0.1 %). Default 10.',
+    ),
+  }),
+  outputSchema: z.object({
+    ...planOutputShape('router.deposit(amount, wallet, minSharesOut), to send from the wallet.'),
+    wallet: addressOutput('The depositing wallet.'),
+    amount: usdcOutput('USDC to deposit.'),
+    slippageBps: z.number().int().describe('The slippage tolerance applied to minSharesOut.'),
+    expectedShares: integerOutput('Shares the deposit mints now (base units, 6 decimals).'),
+    minSharesOut: integerOutput('The deposit reverts if it would mint fewer shares than this.'),
+    minDeposit: usdcOutput('The vault’s minimum deposit.'),
+    usdcBalance: usdcOutput('The wallet’s USDC balance.'),
+    needsApproval: z
+      .boolean()
+      .describe('The router’s allowance is below the amount: approve first.'),
+    allowance: usdcOutput('The router’s current allowance.'),
+    shortfall: usdcOutput('How much allowance is missing (0 when none).'),
+    needsRegistration: z
+      .boolean()
+      .describe('The wallet is not registered with the router: send initializeTransaction first.'),
+    initializeTransaction: transactionOutput(
+      'router.initialize(), to send from the wallet before anything else.',
+    )
+      .nullable()
+      .describe('router.initialize() when needsRegistration, else null.'),
+    steps: z
+      .array(
+        z.object({
+          step: z.number().int().describe('1, 2, 3: send in this order.'),
+          description: z.string().describe('What the transaction does.'),
+          transaction: transactionOutput('The unsigned transaction.'),
+        }),
+      )
+      .describe('Every transaction the wallet must send, in order: initialize, approve, deposit.'),
+    simulated: z
+      .boolean()
+      .describe('The deposit was simulated (only when registration and approval are in place).'),
+    simulatedShares: integerOutput('Shares the simulation minted.')
+      .nullable()
+      .describe('Shares the simulation minted; null when not simulated.'),
+    blockNumber: integerOutput('The block the checks were read at.'),
+  }),
+  annotations: readOnlyAnnotations,
+  async handler(input, context) {
+    const wallet = parseWalletInput(input.wallet)
+    const amount = parseUsdcInput(input.amountUsdc, context.config)
+    const vault = await context.vault()
+    let plan: DepositPlan
+    try {
+      plan = await planDeposit(vault, { wallet, amount, slippageBps: input.slippageBps })
+    } catch (error) {
+      if (error instanceof VaultPreconditionError) {
+        throw await withWhatElseIsNeeded(vault, error, wallet, amount, context.logger)
+      }
+      throw error
+    }
+    const steps = depositSteps(plan)
+    return {
+      ...planEnvelope(vault, plan.transaction),
+      wallet: plan.wallet,
+      amount: usdcAmount(plan.amount),
+      slippageBps: plan.slippageBps,
+      expectedShares: plan.expectedShares.toString(),
+      minSharesOut: plan.minSharesOut.toString(),
+      minDeposit: usdcAmount(plan.minDeposit),
+      usdcBalance: usdcAmount(plan.usdcBalance),
+      needsApproval: plan.needsApproval,
+      allowance: usdcAmount(plan.allowance),
+      shortfall: usdcAmount(plan.shortfall),
+      needsRegistration: plan.needsRegistration,
+      initializeTransaction: plan.initializeTransaction
+        ? transactionJson(plan.initializeTransaction)
+        : null,
+      steps,
+      simulated: plan.simulated,
+      simulatedShares: plan.simulatedShares === undefined ? null : plan.simulatedShares.toString(),
+      blockNumber: plan.blockNumber.toString(),
+      nextSteps: depositNextSteps(plan, steps.length),
+    }
+  },
+})
+
+function depositSteps(
+  plan: DepositPlan,
+): { step: number; description: string; transaction: TransactionJson }[] {
+  const amount = formatUsdc(plan.amount)
+  const steps: { description: string; transaction: TransactionJson }[] = []
+  if (plan.initializeTransaction) {
+    steps.push({
+      description: `Register ${plan.wallet} with the vault router (router.initialize()); the router only takes deposits from registered wallets.`,
+      transaction: transactionJson(plan.initializeTransaction),
+    })
+  }
+  if (plan.approveTransaction) {
+    steps.push({
+      description: `Approve the vault router to pull ${amount} USDC from the wallet (usdc.approve); its allowance is ${formatUsdc(plan.allowance)} USDC now.`,
+      transaction: transactionJson(plan.approveTransaction),
+    })
+  }
+  steps.push({
+    description: `Deposit ${amount} USDC into the vault (router.deposit), accepting no fewer than ${formatUsdc(plan.minSharesOut)} shares.`,
+    transaction: transactionJson(plan.transaction),
+  })
+  return steps.map((step, index) => ({ step: index + 1, ...step }))
+}
+
+function depositNextSteps(plan: DepositPlan, count: number): string {
+  if (count === 1) {
+    return `Send the deposit transaction from ${plan.wallet}. Its simulation minted ${formatUsdc(plan.simulatedShares ?? 0n)} shares; it reverts below ${formatUsdc(plan.minSharesOut)}.`
+  }
+  const missing = [
+    plan.needsRegistration ? 'register the wallet' : undefined,
+    plan.needsApproval ? `approve ${formatUsdc(plan.amount)} USDC for the router` : undefined,
+  ].filter(Boolean)
+  return `Before the deposit the wallet must ${missing.join(' and ')}. Send the ${count} transactions in steps from ${plan.wallet}, in order, each once the previous one is confirmed. The deposit is simulated only when nothing is missing: if it fails after the earlier steps, plan it again with vault_plan_deposit.`
+}
+
+/**
+ * A deposit blocked by the vault or the balance: adds what else the wallet will need once the
+ * blocker is gone (registration, approval), so the user learns everything in one answer. Costs the
+ * plan's second round trip; if that read fails, the blocker alone is reported.
+ */
+async function withWhatElseIsNeeded(
+  vault: VaultContext,
+  blocker: VaultPreconditionError,
+  wallet: Address,
+  amount: bigint,
+  logger: McpLogger,
+): Promise<McpToolError> {
+  const reason = withAdvice(blocker)
+  let alsoNeeded: string
+  try {
+    const position = await getPosition(vault, wallet)
+    const missing: string[] = []
+    if (position.registered === false)
+      missing.push('register with the vault router (router.initialize())')
+    if (!isUnavailable(position.allowance) && position.allowance < amount) {
+      missing.push(
+        `approve the router for the deposit (its allowance is ${formatUsdc(position.allowance)} USDC)`,
+      )
+    }
+    alsoNeeded = missing.length
+      ? ` After that the wallet will also need to ${missing.join(' and ')}; vault_plan_deposit lists those transactions once the deposit can be planned.`
+      : ' The wallet is registered and its allowance covers the deposit.'
+  } catch (error) {
+    logger.debug(`Could not read what else the deposit needs: ${(error as Error).message}`)
+    alsoNeeded = ''
+  }
+  return new McpToolError(blocker.code, `${reason}${alsoNeeded}`, {
+    details: blocker.details,
+    cause: blocker,
+  })
+}

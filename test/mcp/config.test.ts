@@ -1,0 +1,105 @@
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createLogger, loadMcpConfig, McpConfigError, redactLogText } from '../../src/mcp/index.js'
+import { vaultChains } from '../../src/sdk/chains.js'
+
+async function configError(env: Record<string, string>): Promise<McpConfigError> {
+  try {
+    await loadMcpConfig(env)
+  } catch (error) {
+    expect(error).toBeInstanceOf(McpConfigError)
+    expect((error as Error).message).not.toContain('\n')
+    return error as McpConfigError
+  }
+  throw new Error('expected an McpConfigError')
+}
+
+describe('loadMcpConfig', () => {
+  it('applies the defaults of PRODUCT.md §6.1; an empty variable counts as unset', async () => {
+    const expected = {
+      chain: 'base-sepolia',
+      rpcUrl: 'https://sepolia.base.org',
+      maxPlanUsdc: 100_000_000n,
+      addresses: undefined,
+      logLevel: 'info',
+    }
+    expect(await loadMcpConfig({})).toEqual(expected)
+    expect(
+      await loadMcpConfig({
+        BASE_SEPOLIA_RPC_URL: '',
+        VAULT_CHAIN: '',
+        VAULT_MCP_MAX_PLAN_USDC: '',
+        VAULT_ADDRESSES: '',
+        MCP_LOG_LEVEL: '',
+      }),
+    ).toEqual(expected)
+  })
+
+  it('reads each variable', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'x402-vault-mcp-'))
+    const file = join(dir, 'addresses.json')
+    const addresses = vaultChains['base-sepolia'].addresses
+    await writeFile(file, JSON.stringify({ chain: 'base-sepolia', chainId: 84532, ...addresses }))
+    expect(
+      await loadMcpConfig({
+        BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:8545',
+        VAULT_CHAIN: 'base-sepolia',
+        VAULT_MCP_MAX_PLAN_USDC: '2500.5',
+        VAULT_ADDRESSES: file,
+        MCP_LOG_LEVEL: 'error',
+      }),
+    ).toEqual({
+      chain: 'base-sepolia',
+      rpcUrl: 'http://127.0.0.1:8545',
+      maxPlanUsdc: 2_500_500_000n,
+      addresses,
+      logLevel: 'error',
+    })
+  })
+
+  it('names the variable at fault', async () => {
+    expect((await configError({ VAULT_CHAIN: 'base' })).variable).toBe('VAULT_CHAIN')
+    expect((await configError({ VAULT_MCP_MAX_PLAN_USDC: '0' })).message).toContain(
+      'greater than 0',
+    )
+    expect((await configError({ VAULT_MCP_MAX_PLAN_USDC: '-1' })).message).toContain(
+      'signs are not allowed',
+    )
+    expect((await configError({ MCP_LOG_LEVEL: 'DEBUG' })).variable).toBe('MCP_LOG_LEVEL')
+    expect((await configError({ BASE_SEPOLIA_RPC_URL: 'not a url' })).variable).toBe(
+      'BASE_SEPOLIA_RPC_URL',
+    )
+    const file = join(tmpdir(), 'x402-missing', 'a.json')
+    const error = await configError({ VAULT_ADDRESSES: file })
+    expect(error.variable).toBe('VAULT_ADDRESSES')
+    expect(error.message).toContain(file)
+  })
+})
+
+describe('the logger', () => {
+  it('writes each line at or above its level, redacted, on one line', () => {
+    const lines: string[] = []
+    const logger = createLogger('warn', (line) => lines.push(line))
+    logger.debug('hidden')
+    logger.info('hidden')
+    logger.warn('RPC https://base-sepolia.g.alchemy.com/v2/SECRETKEY?x=1 failed\n  twice')
+    logger.error('done')
+    expect(lines).toEqual([
+      '[x402-vault-mcp] warn: RPC https://base-sepolia.g.alchemy.com failed twice\n',
+      '[x402-vault-mcp] error: done\n',
+    ])
+  })
+
+  it('redacts URL paths and queries, bearer tokens, key-like values and private keys', () => {
+    const key = `0x${'1f'.repeat(32)}`
+    const text = redactLogText(
+      `url=https://user:pw@rpc.example/v2/AAA?apikey=BBB Authorization: Bearer CCC.DDD api_key=EEE "privateKey": "${key}" token: FFF`,
+    )
+    for (const secret of ['AAA', 'BBB', 'CCC', 'DDD', 'EEE', 'FFF', 'pw@', key.slice(2)]) {
+      expect(text, secret).not.toContain(secret)
+    }
+    expect(text).toContain('https://rpc.example')
+  })
+})
