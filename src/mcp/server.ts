@@ -4,7 +4,7 @@ import { formatUsdc, redactUrl } from '../sdk/index.js'
 import type { McpConfig } from './config.js'
 import { createVaultConnection } from './connection.js'
 import { createLogger, type McpLogger } from './logger.js'
-import { registerVaultTool } from './tool.js'
+import { registerVaultTools } from './tool.js'
 import { vaultTools } from './tools/index.js'
 
 export type CreateServerOptions = {
@@ -35,7 +35,7 @@ export function createServer(config: McpConfig, options: CreateServerOptions = {
     { capabilities: { tools: {} }, instructions },
   )
   const connection = createVaultConnection(config, logger)
-  for (const tool of vaultTools) registerVaultTool(server, tool, { connection, config, logger })
+  registerVaultTools(server, vaultTools, { connection, config, logger })
 
   server.server.oninitialized = () => {
     const client = server.server.getClientVersion()

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
 import type { VaultContext } from '../sdk/index.js'
 import type { McpConfig } from './config.js'
@@ -58,44 +58,78 @@ export function defineTool<input extends z.ZodRawShape, output extends z.ZodRawS
 }
 
 /**
- * Registers a tool on the server. Its answer is the structured content plus the same JSON as text;
- * any failure becomes an `isError` answer with a stable code (see `toolErrorText`).
+ * Registers the tools on the server and answers `tools/call` itself.
+ *
+ * The MCP SDK lists each tool from its schemas, but its own argument check would wrap a refusal in
+ * its prefix (`MCP error -32602: Input validation error: …`). Answering `tools/call` here keeps every
+ * refusal in one form: `isError: true`, text starting with the stable code. Arguments are checked
+ * against the same schema `tools/list` shows. An answer is the structured content plus the same JSON
+ * as text.
  *
  * @param server - The MCP server.
- * @param tool - The tool.
+ * @param tools - The tools, in listing order.
  * @param dependencies - The vault connection, the configuration and the logger.
  * @example
- * registerVaultTool(server, vaultStatus, { connection, config, logger })
+ * registerVaultTools(server, vaultTools, { connection, config, logger })
  */
-export function registerVaultTool(
+export function registerVaultTools(
   server: McpServer,
-  tool: AnyVaultTool,
+  tools: readonly AnyVaultTool[],
   dependencies: { connection: VaultConnection; config: McpConfig; logger: McpLogger },
 ): void {
   const { connection, config, logger } = dependencies
   const context: ToolContext = { vault: connection.ready, config, logger }
-  const listing = {
-    title: tool.title,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    outputSchema: tool.outputSchema,
-    annotations: tool.annotations,
-  }
-  server.registerTool(tool.name, listing, async (input: unknown) => {
-    const started = performance.now()
-    const took = () => `${Math.round(performance.now() - started)} ms`
-    try {
-      // The MCP SDK has parsed `input` with the tool's input schema.
-      const output = (await tool.handler(input as never, context)) as Record<string, unknown>
-      logger.debug(`${tool.name} answered in ${took()}.`)
-      return {
-        content: [{ type: 'text' as const, text: JSON.stringify(output, null, 2) }],
-        structuredContent: output,
-      }
-    } catch (error) {
-      const text = toolErrorText(error, logger)
-      logger.debug(`${tool.name} refused in ${took()}: ${text}`)
-      return { isError: true, content: [{ type: 'text' as const, text }] }
+  const byName = new Map(tools.map((tool) => [tool.name, tool]))
+  for (const tool of tools) {
+    const listing = {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      annotations: tool.annotations,
     }
+    server.registerTool(tool.name, listing, (input: unknown) => run(tool, input, context))
+  }
+  server.server.removeRequestHandler('tools/call')
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name)
+    if (!tool) {
+      return refusal(
+        `INVALID_ARGUMENT: There is no tool ${JSON.stringify(request.params.name.slice(0, 64))}; this server has ${[...byName.keys()].join(', ')}.`,
+      )
+    }
+    const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {})
+    if (!parsed.success) return refusal(inputErrorText(parsed.error))
+    return run(tool, parsed.data, context)
   })
+}
+
+async function run(tool: AnyVaultTool, input: unknown, context: ToolContext) {
+  const started = performance.now()
+  const took = () => `${Math.round(performance.now() - started)} ms`
+  try {
+    const output = (await tool.handler(input as never, context)) as Record<string, unknown>
+    context.logger.debug(`${tool.name} answered in ${took()}.`)
+    return {
+      content: [{ type: 'text' as const, text: JSON.stringify(output, null, 2) }],
+      structuredContent: output,
+    }
+  } catch (error) {
+    const text = toolErrorText(error, context.logger)
+    context.logger.debug(`${tool.name} refused in ${took()}: ${text}`)
+    return refusal(text)
+  }
+}
+
+function refusal(text: string) {
+  return { isError: true, content: [{ type: 'text' as const, text }] }
+}
+
+/** The first problem with the arguments, code first (the schemas' messages carry their code). */
+function inputErrorText(error: z.ZodError): string {
+  const issue = error.issues[0]
+  if (!issue) return 'INVALID_ARGUMENT: The arguments are not valid.'
+  if (/^[A-Z][A-Z_]+: /.test(issue.message)) return issue.message
+  const where = issue.path.length ? `${issue.path.join('.')}: ` : ''
+  return `INVALID_ARGUMENT: ${where}${issue.message}.`
 }
