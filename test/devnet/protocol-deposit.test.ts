@@ -1,6 +1,6 @@
 import { type Hex, maxUint256, parseEventLogs } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { VaultOracleArtifact, VaultRouterArtifact } from '../../src/devnet/artifacts.js'
+import { VaultOracleArtifact, VaultRouterArtifact } from '../../src/devnet/artifacts/index.js'
 import { expectCustomError, usdc, useProtocolHarness } from './protocolHarness.js'
 
 const router = VaultRouterArtifact.abi

@@ -5,7 +5,7 @@ import {
   MockMorphoVaultArtifact,
   VaultOracleArtifact,
   VaultRouterArtifact,
-} from '../../src/devnet/artifacts.js'
+} from '../../src/devnet/artifacts/index.js'
 import { defaultAaveLiquidityRateRay, defaultMorphoRateRay } from '../../src/devnet/deploy.js'
 import {
   expectCustomError,

@@ -14,7 +14,7 @@ import {
   ShareTokenArtifact,
   TestUSDCArtifact,
   VaultRouterArtifact,
-} from '../../src/devnet/artifacts.js'
+} from '../../src/devnet/artifacts/index.js'
 import { multicall3Address } from '../../src/sdk/chains.js'
 import {
   expectCustomError,

@@ -5,7 +5,7 @@ import {
   MockAavePoolArtifact,
   MockMorphoVaultArtifact,
   VaultRouterArtifact,
-} from '../../src/devnet/artifacts.js'
+} from '../../src/devnet/artifacts/index.js'
 import {
   expectCustomError,
   rayPercent,

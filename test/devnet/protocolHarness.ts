@@ -28,7 +28,7 @@ import {
   TestUSDCArtifact,
   VaultOracleArtifact,
   VaultRouterArtifact,
-} from '../../src/devnet/artifacts.js'
+} from '../../src/devnet/artifacts/index.js'
 import { type Devnet, type DevnetAccount, startDevnet } from '../../src/devnet/startDevnet.js'
 import { withGasMargin } from '../../src/sdk/internal/write.js'
 
