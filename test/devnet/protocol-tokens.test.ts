@@ -115,7 +115,7 @@ describe('vault protocol: share token, test USDC and Multicall3', () => {
       args: [authorizer, nonce],
     })
 
-  it('makes dvUSDC non-transferable between wallets (NonTransferable) and mintable only by the router', async () => {
+  it('names dvUSDC "Divigent USDC", keeps it non-transferable (NonTransferable) and router-minted (OnlyVaultRouter)', async () => {
     const { merchant, buyer, addresses, publicClient } = harness
     await harness.registerAndApprove(merchant)
     await harness.deposit(merchant, usdc(100))
@@ -125,7 +125,7 @@ describe('vault protocol: share token, test USDC and Multicall3', () => {
     ) => publicClient.readContract({ address: addresses.shareToken, abi: share, functionName })
     expect(
       await Promise.all([read('name'), read('symbol'), read('decimals'), read('VAULT_ROUTER')]),
-    ).toEqual(['Divigent Vault USDC', 'dvUSDC', 6, addresses.router])
+    ).toEqual(['Divigent USDC', 'dvUSDC', 6, addresses.router])
 
     await expectCustomError(
       merchant.writeContract({
@@ -154,15 +154,18 @@ describe('vault protocol: share token, test USDC and Multicall3', () => {
       }),
       'NonTransferable',
     )
-    await expectCustomError(
-      buyer.writeContract({
-        address: addresses.shareToken,
-        abi: share,
-        functionName: 'mint',
-        args: [buyer.account.address, 1n],
-      }),
-      'NotVaultRouter',
-    )
+    for (const functionName of ['mint', 'burn'] as const) {
+      await expectCustomError(
+        buyer.writeContract({
+          address: addresses.shareToken,
+          abi: share,
+          functionName,
+          args: [merchant.account.address, 1n],
+        }),
+        'OnlyVaultRouter',
+        [buyer.account.address],
+      )
+    }
   })
 
   it('describes test USDC like Circle: "USD Coin", version "2", 6 decimals and its EIP-712 domain', async () => {

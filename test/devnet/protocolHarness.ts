@@ -6,10 +6,14 @@ import {
   type Abi,
   type Address,
   BaseError,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
+  type ContractFunctionReturnType,
   ContractFunctionRevertedError,
   createPublicClient,
   createTestClient,
   createWalletClient,
+  decodeErrorResult,
   type Hash,
   type Hex,
   http,
@@ -22,6 +26,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest'
 import {
+  FeeCollectorArtifact,
   MockAavePoolArtifact,
   MockMorphoVaultArtifact,
   ShareTokenArtifact,
@@ -30,6 +35,7 @@ import {
   VaultRouterArtifact,
 } from '../../src/devnet/artifacts/index.js'
 import { type Devnet, type DevnetAccount, startDevnet } from '../../src/devnet/startDevnet.js'
+import type { VaultTotals, WalletHoldings } from '../../src/sdk/internal/shareMath.js'
 import { withGasMargin } from '../../src/sdk/internal/write.js'
 
 /** 1 USDC in base units. */
@@ -39,6 +45,10 @@ export const rayPercent = (percent: number) => BigInt(Math.round(percent * 1000)
 
 export const VAULT_TYPE_AAVE = 0
 export const VAULT_TYPE_MORPHO = 1
+
+/** The oracle's `TWAR_WINDOW()` (4 hours) and `MIN_OBSERVATION_INTERVAL()` (5 minutes), in seconds. */
+export const twarWindowSeconds = 14_400
+export const minObservationIntervalSeconds = 300
 
 /** The devnet plus everything a protocol test needs. */
 export type ProtocolHarness = Awaited<ReturnType<typeof startProtocolHarness>>
@@ -76,11 +86,32 @@ export async function startProtocolHarness() {
     return { ...wallet, writeContract }
   }
 
+  /** A typed reader of one contract's views: `(functionName, args?, blockNumber?)`. */
+  const viewsOf =
+    <const abi extends Abi>(address: Address, abi: abi) =>
+    <name extends ContractFunctionName<abi, 'pure' | 'view'>>(
+      functionName: name,
+      args?: ContractFunctionArgs<abi, 'pure' | 'view', name>,
+      blockNumber?: bigint,
+    ) =>
+      publicClient.readContract({
+        address,
+        abi,
+        functionName,
+        args,
+        blockNumber,
+      } as never) as Promise<ContractFunctionReturnType<abi, 'pure' | 'view', name>>
+
   const deployer = walletOf(devnet.accounts.deployer)
   const merchant = walletOf(devnet.accounts.merchant)
   const buyer = walletOf(devnet.accounts.buyer)
   const facilitator = walletOf(devnet.accounts.facilitator)
   const { addresses } = devnet
+  const readRouter = viewsOf(addresses.router, VaultRouterArtifact.abi)
+  const readOracle = viewsOf(addresses.oracle, VaultOracleArtifact.abi)
+  const readFeeCollector = viewsOf(addresses.feeCollector, FeeCollectorArtifact.abi)
+  const readAavePool = viewsOf(addresses.aavePool, MockAavePoolArtifact.abi)
+  const readMorpho = viewsOf(addresses.morphoVault, MockMorphoVaultArtifact.abi)
 
   /** Waits for a transaction and requires it to succeed. */
   async function mined(hash: Hash | Promise<Hash>): Promise<TransactionReceipt> {
@@ -129,6 +160,47 @@ export async function startProtocolHarness() {
     return event.args
   }
 
+  /** Redeems `shares` for the wallet itself; returns the receipt. */
+  async function withdraw(wallet: Wallet, shares: bigint, minUsdcOut = 0n) {
+    return mined(
+      wallet.writeContract({
+        address: addresses.router,
+        abi: VaultRouterArtifact.abi,
+        functionName: 'withdraw',
+        args: [shares, wallet.account.address, minUsdcOut],
+      }),
+    )
+  }
+
+  /** `A` and `S` of PROTOCOL.md §4 (`totalVaultAssets()`, dvUSDC supply), at one block. */
+  async function vaultTotals(blockNumber?: bigint): Promise<VaultTotals> {
+    const [totalAssets, totalShares] = await Promise.all([
+      readRouter('totalVaultAssets', undefined, blockNumber),
+      publicClient.readContract({
+        address: addresses.shareToken,
+        abi: ShareTokenArtifact.abi,
+        functionName: 'totalSupply',
+        blockNumber,
+      }),
+    ])
+    return { totalAssets, totalShares }
+  }
+
+  /** `W` and `cb` of PROTOCOL.md §4 for `wallet`, at one block. */
+  async function holdingsOf(wallet: Address, blockNumber?: bigint): Promise<WalletHoldings> {
+    const [shares, costBasis] = await Promise.all([
+      publicClient.readContract({
+        address: addresses.shareToken,
+        abi: ShareTokenArtifact.abi,
+        functionName: 'balanceOf',
+        args: [wallet],
+        blockNumber,
+      }),
+      readRouter('costBasisUSDC', [wallet], blockNumber),
+    ])
+    return { shares, costBasis }
+  }
+
   /** Mints test USDC (the faucet is open). */
   async function mintUsdc(to: Address, amount: bigint) {
     await mined(
@@ -141,31 +213,96 @@ export async function startProtocolHarness() {
     )
   }
 
-  /** Sets both venues' rates and restarts the oracle's history so the new rates apply at once. */
-  async function setRates(aaveRateRay: bigint, morphoRateRay: bigint) {
-    await mined(
+  /** Sends an owner-only knob of the Aave pool stand-in from the deployer. */
+  async function aaveKnob(
+    functionName:
+      | 'setLiquidityRate'
+      | 'setIdleLiquidity'
+      | 'setConfiguration'
+      | 'setConfigurationReverts',
+    arg: bigint | boolean,
+  ) {
+    return mined(
       deployer.writeContract({
         address: addresses.aavePool,
         abi: MockAavePoolArtifact.abi,
-        functionName: 'setLiquidityRate',
-        args: [aaveRateRay],
+        functionName,
+        args: [arg as never],
       }),
     )
-    await mined(
+  }
+
+  /** Sends an owner-only knob of the Morpho vault stand-in from the deployer. */
+  async function morphoKnob(
+    functionName:
+      | 'setRateRay'
+      | 'setConvertToAssetsReverts'
+      | 'setConvertToAssetsGasBurn'
+      | 'setMaxWithdrawCap'
+      | 'setMaxWithdrawReverts'
+      | 'setMaxDepositCap'
+      | 'setMaxDepositReverts'
+      | 'simulateLoss',
+    arg: bigint | boolean,
+  ) {
+    return mined(
       deployer.writeContract({
         address: addresses.morphoVault,
         abi: MockMorphoVaultArtifact.abi,
-        functionName: 'setRateRay',
-        args: [morphoRateRay],
+        functionName,
+        args: [arg as never],
       }),
     )
-    await mined(
-      deployer.writeContract({
+  }
+
+  /** Calls the oracle's permissionless `recordObservation` (a no-op within 5 minutes of the last one). */
+  async function recordObservation(wallet: Wallet = merchant) {
+    return mined(
+      wallet.writeContract({
         address: addresses.oracle,
         abi: VaultOracleArtifact.abi,
-        functionName: 'resetObservations',
+        functionName: 'recordObservation',
       }),
     )
+  }
+
+  /**
+   * Makes the venues' current rates the oracle's rates, as the live oracle would see them after some hours
+   * (PROTOCOL.md §4.5): an observation at least 5 minutes on stores the new Aave rate; one a TWAR window later
+   * measures the Morpho share price's growth at the new rate alone; one a window after that leaves a 4-hour
+   * window whose spot rates were all measured at the new rates. Moves the clock 8 h 5 min and leaves the
+   * oracle fresh.
+   */
+  async function settleRates() {
+    for (const gap of [minObservationIntervalSeconds, twarWindowSeconds, twarWindowSeconds]) {
+      await devnet.advanceTime(gap)
+      await recordObservation()
+    }
+  }
+
+  /** Sets both venues' rates (ray) and lets the oracle settle on them ({@link settleRates}). */
+  async function setRates(aaveRateRay: bigint, morphoRateRay: bigint) {
+    await aaveKnob('setLiquidityRate', aaveRateRay)
+    await morphoKnob('setRateRay', morphoRateRay)
+    await settleRates()
+  }
+
+  /**
+   * Makes the next block carry the latest block's timestamp, so a transaction sees exactly the state that
+   * views read at `latest` just saw (interest accrues with block time).
+   *
+   * @returns That timestamp.
+   */
+  async function holdClock() {
+    const timestamp = await latestTimestamp()
+    await testClient.setNextBlockTimestamp({ timestamp })
+    return timestamp
+  }
+
+  /** Mines an empty block at exactly `timestamp` (unix seconds, at or after the latest block's). */
+  async function mineAt(timestamp: bigint) {
+    await testClient.setNextBlockTimestamp({ timestamp })
+    await testClient.mine({ blocks: 1 })
   }
 
   async function usdcBalance(account: Address) {
@@ -201,10 +338,24 @@ export async function startProtocolHarness() {
     buyer,
     facilitator,
     mined,
+    readRouter,
+    readOracle,
+    readFeeCollector,
+    readAavePool,
+    readMorpho,
     registerAndApprove,
     deposit,
+    withdraw,
+    vaultTotals,
+    holdingsOf,
     mintUsdc,
+    aaveKnob,
+    morphoKnob,
+    recordObservation,
+    settleRates,
     setRates,
+    mineAt,
+    holdClock,
     usdcBalance,
     shareBalance,
     latestTimestamp,
@@ -253,6 +404,27 @@ export async function expectCustomError(
   // viem leaves `args` undefined for errors without parameters.
   if (args) expect(reverted.data?.args ?? []).toEqual(args)
   return reverted
+}
+
+/**
+ * Asserts that `action` reverts with the error `errorName` of `abi` (and `args`, when given): for errors that
+ * come through unchanged from another contract (the oracle's, a venue's), which the called contract's ABI
+ * does not list.
+ *
+ * @example
+ * await expectForeignError(router.read.getRecommendedRoute([amount]), oracleAbi, 'NoSafeVault', [])
+ */
+export async function expectForeignError(
+  action: Promise<unknown>,
+  abi: Abi,
+  errorName: string,
+  args?: readonly unknown[],
+) {
+  const reverted = await revertOf(action)
+  expect(reverted.raw, reverted.shortMessage).toBeDefined()
+  const decoded = decodeErrorResult({ abi, data: reverted.raw as Hex })
+  expect(decoded.errorName).toBe(errorName)
+  if (args) expect(decoded.args ?? []).toEqual(args)
 }
 
 /** Asserts that `action` reverts with the reason string `reason` (`require(…, reason)`). */
