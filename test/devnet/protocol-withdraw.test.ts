@@ -21,14 +21,7 @@ const year = 365 * 24 * 3600
 describe('vault protocol: withdrawals and the fee (PROTOCOL.md §4.4)', () => {
   const harness = useProtocolHarness((h) => h.registerAndApprove(h.merchant))
 
-  const withdrawn = (receipt: TransactionReceipt) =>
-    eventArgs(router, 'Withdrawn', receipt.logs) as {
-      wallet: string
-      dvUsdcBurned: bigint
-      usdcReturned: bigint
-      yieldEarned: bigint
-      feePaid: bigint
-    }
+  const withdrawn = (receipt: TransactionReceipt) => eventArgs(router, 'Withdrawn', receipt.logs)
   const redirects = (receipt: TransactionReceipt) =>
     parseEventLogs({ abi: router, eventName: 'ExitRedirected', logs: receipt.logs }).map(
       (event) => event.args,

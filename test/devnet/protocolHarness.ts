@@ -6,6 +6,7 @@ import {
   type Abi,
   type Address,
   BaseError,
+  type ContractEventName,
   type ContractFunctionArgs,
   type ContractFunctionName,
   type ContractFunctionReturnType,
@@ -19,6 +20,7 @@ import {
   http,
   type Log,
   maxUint256,
+  type ParseEventLogsReturnType,
   parseEventLogs,
   publicActions,
   type TransactionReceipt,
@@ -299,10 +301,20 @@ export async function startProtocolHarness() {
     return timestamp
   }
 
-  /** Mines an empty block at exactly `timestamp` (unix seconds, at or after the latest block's). */
+  /** The latest block number, never a cached one (viem caches it for a polling interval). */
+  async function latestBlockNumber() {
+    return publicClient.getBlockNumber({ cacheTime: 0 })
+  }
+
+  /**
+   * Mines an empty block at exactly `timestamp` (unix seconds, at or after the latest block's).
+   *
+   * @returns The new block's number.
+   */
   async function mineAt(timestamp: bigint) {
     await testClient.setNextBlockTimestamp({ timestamp })
     await testClient.mine({ blocks: 1 })
+    return latestBlockNumber()
   }
 
   async function usdcBalance(account: Address) {
@@ -356,6 +368,7 @@ export async function startProtocolHarness() {
     setRates,
     mineAt,
     holdClock,
+    latestBlockNumber,
     usdcBalance,
     shareBalance,
     latestTimestamp,
@@ -434,14 +447,14 @@ export async function expectRevertReason(action: Promise<unknown>, reason: strin
 }
 
 /** The args of the only `eventName` event of `abi` in `logs`. */
-export function eventArgs<const abi extends Abi, eventName extends string>(
+export function eventArgs<const abi extends Abi, eventName extends ContractEventName<abi>>(
   abi: abi,
   eventName: eventName,
   logs: Log[],
-) {
-  const events = parseEventLogs({ abi, eventName: eventName as never, logs })
+): ParseEventLogsReturnType<abi, eventName, true>[number]['args'] {
+  const events = parseEventLogs({ abi, eventName, logs })
   expect(events).toHaveLength(1)
-  return (events[0] as unknown as { args: Record<string, unknown> }).args
+  return (events[0] as ParseEventLogsReturnType<abi, eventName, true>[number]).args
 }
 
 /**
