@@ -168,6 +168,40 @@ describe('vault protocol: share token, test USDC and Multicall3', () => {
     }
   })
 
+  it('reverts test USDC transfers with the live reason strings, the allowance checked before the balance', async () => {
+    const { merchant, buyer, addresses, mined } = harness
+    const balance = await harness.usdcBalance(buyer.account.address)
+    const transferFrom = (amount: bigint) =>
+      merchant.writeContract({
+        address: addresses.usdc,
+        abi: token,
+        functionName: 'transferFrom',
+        args: [buyer.account.address, merchant.account.address, amount],
+      })
+    await expectRevertReason(
+      buyer.writeContract({
+        address: addresses.usdc,
+        abi: token,
+        functionName: 'transfer',
+        args: [merchant.account.address, balance + 1n],
+      }),
+      'ERC20: transfer amount exceeds balance',
+    )
+    // Neither allowance nor balance: the allowance is named.
+    await expectRevertReason(transferFrom(balance + 1n), 'ERC20: transfer amount exceeds allowance')
+    await mined(
+      buyer.writeContract({
+        address: addresses.usdc,
+        abi: token,
+        functionName: 'approve',
+        args: [merchant.account.address, balance + 1n],
+      }),
+    )
+    await expectRevertReason(transferFrom(balance + 1n), 'ERC20: transfer amount exceeds balance')
+    await mined(transferFrom(balance))
+    expect(await harness.usdcBalance(buyer.account.address)).toBe(0n)
+  })
+
   it('describes test USDC like Circle: "USD Coin", version "2", 6 decimals and its EIP-712 domain', async () => {
     const { addresses, publicClient } = harness
     const read = <name extends 'name' | 'symbol' | 'decimals' | 'version' | 'DOMAIN_SEPARATOR'>(
