@@ -1,4 +1,11 @@
-import { type Address, type Hex, zeroAddress } from 'viem'
+import {
+  type Address,
+  type BaseError,
+  decodeErrorResult,
+  encodeDeployData,
+  type Hex,
+  zeroAddress,
+} from 'viem'
 import { describe, expect, it } from 'vitest'
 import {
   FeeCollectorArtifact,
@@ -99,6 +106,27 @@ describe('vault protocol: fee collector and treasury rotation (PROTOCOL.md §4.6
     ]) {
       await expectCustomError(call(), 'OnlyVaultRouter', [merchant.account.address])
     }
+  })
+
+  it('cannot be built without a treasury (ZeroTreasury)', async () => {
+    const { addresses, publicClient, deployer } = harness
+    const construction = publicClient.call({
+      account: deployer.account,
+      data: encodeDeployData({
+        abi: collector,
+        bytecode: FeeCollectorArtifact.bytecode,
+        args: [addresses.usdc, addresses.router, zeroAddress],
+      }),
+    })
+    const error = (await construction.then(
+      () => expect.fail('the construction succeeded'),
+      (cause: unknown) => cause,
+    )) as BaseError
+    // A plain call has no function to decode against: the revert data sits deeper in the cause chain.
+    const withData = error.walk((cause) => typeof (cause as { data?: unknown }).data === 'string')
+    const data = (withData as { data: Hex } | null)?.data
+    expect(data, error.message).toBeDefined()
+    expect(decodeErrorResult({ abi: collector, data: data as Hex }).errorName).toBe('ZeroTreasury')
   })
 
   it('rejects bad rotations: not the multisig, InvalidNewTreasury, RotationNotProposed, RotationAlreadyPending', async () => {

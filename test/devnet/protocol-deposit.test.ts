@@ -11,7 +11,13 @@ import {
   zeroAddress,
 } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { VaultOracleArtifact, VaultRouterArtifact } from '../../src/devnet/artifacts/index.js'
+import {
+  MockAavePoolArtifact,
+  TestUSDCArtifact,
+  VaultOracleArtifact,
+  VaultRouterArtifact,
+} from '../../src/devnet/artifacts/index.js'
+import { assetsToShares } from '../../src/sdk/internal/shareMath.js'
 import {
   eventArgs,
   expectCustomError,
@@ -312,6 +318,46 @@ describe('vault protocol: registration and deposit rules', () => {
       }),
       'SlippageExceeded',
       [usdc(50), usdc(50) + 1n],
+    )
+  })
+
+  it('reverts ZeroAmount when a deposit would mint no shares', async () => {
+    const { merchant, deployer, addresses, devnet } = harness
+    await harness.registerAndApprove(merchant)
+    // After day 91 there is no cap. Someone supplies 20M USDC to Aave on the router's behalf: the router holds
+    // that much aUSDC while no dvUSDC exists, so 10 USDC is worth less than one share.
+    await devnet.advanceTime(91 * day)
+    const donation = usdc(20_000_000)
+    await harness.mintUsdc(deployer.account.address, donation)
+    await harness.mined(
+      deployer.writeContract({
+        address: addresses.usdc,
+        abi: TestUSDCArtifact.abi,
+        functionName: 'approve',
+        args: [addresses.aavePool, donation],
+      }),
+    )
+    await harness.mined(
+      deployer.writeContract({
+        address: addresses.aavePool,
+        abi: MockAavePoolArtifact.abi,
+        functionName: 'supply',
+        args: [addresses.usdc, donation, addresses.router, 0],
+      }),
+    )
+    await harness.recordObservation()
+    await harness.holdClock()
+    const vault = await harness.vaultTotals()
+    expect(assetsToShares(usdc(10), vault)).toBe(0n)
+    await expectCustomError(
+      merchant.writeContract({
+        address: addresses.router,
+        abi: router,
+        functionName: 'deposit',
+        args: [usdc(10), merchant.account.address, 0n],
+      }),
+      'ZeroAmount',
+      [],
     )
   })
 

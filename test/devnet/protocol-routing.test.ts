@@ -132,6 +132,29 @@ describe('vault protocol: routing (PROTOCOL.md §4.3 steps 5–6, §4.5 selectio
     expect((await harness.deposit(harness.merchant, usdc(50))).vaultType).toBe(VAULT_TYPE_MORPHO)
   })
 
+  it('counts an Aave reserve with no aToken supply as safe, whatever its idle USDC', async () => {
+    const { deployer, addresses } = harness
+    // The deployer takes its whole seed back out; the router holds no aUSDC yet.
+    await harness.mined(
+      deployer.writeContract({
+        address: addresses.aavePool,
+        abi: MockAavePoolArtifact.abi,
+        functionName: 'withdraw',
+        args: [addresses.usdc, maxUint256, deployer.account.address],
+      }),
+    )
+    await harness.aaveKnob('setIdleLiquidity', 0n)
+    expect(await aTokenSupply()).toBe(0n)
+    expect(await isVaultSafe(VAULT_TYPE_AAVE)).toBe(true)
+    // With supply, no idle USDC is unsafe.
+    await harness.morphoKnob('setMaxDepositCap', 0n)
+    await harness.aaveKnob('setIdleLiquidity', usdc(1_000))
+    expect((await harness.deposit(harness.merchant, usdc(100))).vaultType).toBe(VAULT_TYPE_AAVE)
+    await harness.aaveKnob('setIdleLiquidity', 0n)
+    expect(await aTokenSupply()).toBeGreaterThan(0n)
+    expect(await isVaultSafe(VAULT_TYPE_AAVE)).toBe(false)
+  })
+
   it('routes to Aave when Morpho trades below peg', async () => {
     expect((await harness.deposit(harness.merchant, usdc(100))).vaultType).toBe(VAULT_TYPE_MORPHO)
     const peg = await harness.readOracle('MORPHO_PEG_ASSETS')

@@ -300,6 +300,38 @@ describe('vault protocol: withdrawals and the fee (PROTOCOL.md §4.4)', () => {
     ])
   })
 
+  it('caps Aave withdrawals at min(held, idle) while active and not paused (a frozen reserve still pays), else 0', async () => {
+    await harness.morphoKnob('setMaxDepositCap', 0n)
+    await harness.deposit(harness.merchant, usdc(100))
+    const [{ data }, frozen, paused, active] = await Promise.all([
+      harness.readAavePool('getConfiguration', [harness.addresses.usdc]),
+      harness.readAavePool('FROZEN_MASK'),
+      harness.readAavePool('PAUSED_MASK'),
+      harness.readAavePool('ACTIVE_MASK'),
+    ])
+    const aaveCapWith = async (configuration: bigint) => {
+      await harness.aaveKnob('setConfiguration', configuration)
+      return (await harness.readRouter('withdrawCapacity')).aaveWithdrawCap
+    }
+    await harness.aaveKnob('setIdleLiquidity', usdc(40))
+    expect(await aaveCapWith(data)).toBe(usdc(40))
+    expect(await aaveCapWith(data | frozen)).toBe(usdc(40))
+    expect(await aaveCapWith(data | paused)).toBe(0n)
+    expect(await aaveCapWith(data & ~active)).toBe(0n)
+    await harness.aaveKnob('setIdleLiquidity', usdc(1_000))
+    const { aaveAssetsHeld, aaveWithdrawCap } = await harness.readRouter('withdrawCapacity')
+    expect(aaveWithdrawCap).toBe(usdc(0))
+    expect(await aaveCapWith(data)).toBe(aaveAssetsHeld)
+
+    // A paused reserve pays nothing: the withdrawal finds no capacity.
+    await harness.aaveKnob('setConfiguration', data | paused)
+    const reverted = await expectCustomError(
+      harness.withdraw(harness.merchant, usdc(10)),
+      'InsufficientVaultLiquidity',
+    )
+    expect(reverted.data?.args?.[1]).toBe(0n)
+  })
+
   it('gives the Morpho view morphoViewGas (default 350,000; 350,000–1,000,000; MorphoViewGasUpdated)', async () => {
     const { deployer, merchant, addresses, mined } = harness
     const setGas = (gas: bigint, wallet = deployer) =>
