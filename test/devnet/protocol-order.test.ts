@@ -45,30 +45,11 @@ describe('vault protocol: the order of a deposit’s checks (PROTOCOL.md §4.3)'
     const signature: Hex =
       options.validSignature === false
         ? `0x${'11'.repeat(64)}1b`
-        : await wallet.signTypedData({
-            domain: {
-              name: 'USD Coin',
-              version: '2',
-              chainId: harness.devnet.chainId,
-              verifyingContract: harness.addresses.usdc,
-            },
-            types: {
-              Permit: [
-                { name: 'owner', type: 'address' },
-                { name: 'spender', type: 'address' },
-                { name: 'value', type: 'uint256' },
-                { name: 'nonce', type: 'uint256' },
-                { name: 'deadline', type: 'uint256' },
-              ],
-            },
-            primaryType: 'Permit',
-            message: {
-              owner: wallet.account.address,
-              spender: harness.addresses.router,
-              value: amount,
-              nonce: 0n,
-              deadline,
-            },
+        : await harness.signUsdcPermit(wallet, {
+            spender: harness.addresses.router,
+            value: amount,
+            nonce: 0n,
+            deadline,
           })
     const { r, s, v } = parseSignature(signature)
     return caller.writeContract({

@@ -30,12 +30,7 @@ const router = VaultRouterArtifact.abi
 describe('vault protocol: share token, test USDC and Multicall3', () => {
   const harness = useProtocolHarness()
 
-  const usdcDomain = () => ({
-    name: 'USD Coin',
-    version: '2',
-    chainId: harness.devnet.chainId,
-    verifyingContract: harness.addresses.usdc,
-  })
+  const usdcDomain = () => harness.usdcDomain()
 
   type Wallet = ProtocolHarness['merchant']
 
@@ -45,21 +40,7 @@ describe('vault protocol: share token, test USDC and Multicall3', () => {
     value: bigint,
     nonce: bigint,
     deadline: bigint,
-  ) =>
-    owner.signTypedData({
-      domain: usdcDomain(),
-      types: {
-        Permit: [
-          { name: 'owner', type: 'address' },
-          { name: 'spender', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'deadline', type: 'uint256' },
-        ],
-      },
-      primaryType: 'Permit',
-      message: { owner: owner.account.address, spender, value, nonce, deadline },
-    })
+  ) => harness.signUsdcPermit(owner, { spender, value, nonce, deadline })
 
   const authorizationTypes = (
     primaryType: 'TransferWithAuthorization' | 'ReceiveWithAuthorization',

@@ -317,6 +317,37 @@ export async function startProtocolHarness() {
     return latestBlockNumber()
   }
 
+  /** The test USDC's EIP-712 domain (Circle's: "USD Coin", version "2"). */
+  function usdcDomain() {
+    return {
+      name: 'USD Coin',
+      version: '2',
+      chainId: devnet.chainId,
+      verifyingContract: addresses.usdc,
+    } as const
+  }
+
+  /** `owner`'s EIP-2612 permit for `spender` to move `value` test USDC. */
+  function signUsdcPermit(
+    owner: Wallet,
+    permit: { spender: Address; value: bigint; nonce: bigint; deadline: bigint },
+  ) {
+    return owner.signTypedData({
+      domain: usdcDomain(),
+      types: {
+        Permit: [
+          { name: 'owner', type: 'address' },
+          { name: 'spender', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+      },
+      primaryType: 'Permit',
+      message: { owner: owner.account.address, ...permit },
+    })
+  }
+
   async function usdcBalance(account: Address) {
     return publicClient.readContract({
       address: addresses.usdc,
@@ -369,6 +400,8 @@ export async function startProtocolHarness() {
     mineAt,
     holdClock,
     latestBlockNumber,
+    usdcDomain,
+    signUsdcPermit,
     usdcBalance,
     shareBalance,
     latestTimestamp,
