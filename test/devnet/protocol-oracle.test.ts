@@ -9,6 +9,7 @@ import {
   TestUSDCArtifact,
   VaultOracleArtifact,
 } from '../../src/devnet/artifacts/index.js'
+import { defaultVenueSeedUsdc } from '../../src/devnet/deploy.js'
 import { multicall3Address } from '../../src/sdk/chains.js'
 import {
   isAaveSafe,
@@ -335,6 +336,12 @@ describe('vault protocol: the oracle against its model (PROTOCOL.md §4.5)', () 
     if (!seed) throw new Error('no seed observation')
     const constructed = await readingsAt(tracked.constructedAt)
     const seeded = await readingsAt(seed.blockNumber)
+    // The venues already held the deployer's liquidity when the oracle was built.
+    expect(constructed.aaveIdle).toBe(defaultVenueSeedUsdc)
+    expect(constructed.aTokenSupply).toBeGreaterThanOrEqual(defaultVenueSeedUsdc)
+    expect(
+      await harness.readMorpho('totalAssets', undefined, tracked.constructedAt),
+    ).toBeGreaterThanOrEqual(defaultVenueSeedUsdc)
     // 5 minutes of chain time, plus the second or two the deployment itself takes.
     expect(seeded.time - constructed.time).toBeGreaterThanOrEqual(300n)
     expect(seeded.time - constructed.time).toBeLessThan(310n)
