@@ -371,7 +371,7 @@ describe('vault protocol: the oracle against its model (PROTOCOL.md §4.5)', () 
   it('follows the model over more than 48 observations, gaps over 4 hours, and a Morpho price that falls and recovers', async () => {
     const tracked = await modelFromHistory()
     const minutes = (n: number) => BigInt(n * 60)
-    const steps: Step[] = [
+    await runSteps(tracked, [
       ...Array.from({ length: 6 }, () => ({ gap: minutes(30), observe: true })),
       // Within 5 minutes of the last observation: a no-op. At 5 minutes: recorded.
       { gap: 299n, observe: true },
@@ -382,34 +382,37 @@ describe('vault protocol: the oracle against its model (PROTOCOL.md §4.5)', () 
       { gap: 1n * hour, observe: true },
       { gap: 9n * hour, change: { kind: 'aaveRate', rate: rayPercent(2) }, observe: true },
       { gap: 2n * hour, observe: false },
-      // The Morpho price falls: spot 0, the baseline stays; still below it an hour later: still 0.
+    ])
+
+    // The Morpho price falls: spot 0, the baseline stays; still below it an hour later: still 0.
+    const baseline = tracked.model.lastMorphoSharePrice
+    await runSteps(tracked, [
       { gap: minutes(20), change: { kind: 'morphoLoss', amount: usdc(2_000) }, observe: true },
       { gap: 1n * hour, observe: true },
+    ])
+    expect(tracked.model.checkpoints.at(-1)?.morphoSharePrice).toBeLessThan(baseline)
+    expect(tracked.model.morphoSpotRate).toBe(0n)
+    expect(tracked.model.lastMorphoSharePrice).toBe(baseline)
+
+    // It recovers past the old baseline: measured from the baseline, over the last interval only.
+    await runSteps(tracked, [
       { gap: minutes(10), observe: false },
-      // It recovers past the old baseline: measured from the baseline, over the last interval only.
       { gap: minutes(40), change: { kind: 'morphoGain', amount: usdc(2_500) }, observe: true },
-      { gap: minutes(40), observe: true },
-      ...Array.from({ length: 40 }, (_, index) => ({
+    ])
+    expect(tracked.model.morphoSpotRate).toBeGreaterThan(0n)
+    expect(tracked.model.lastMorphoSharePrice).toBeGreaterThan(baseline)
+
+    // Enough observations, at varied gaps and Aave rates, to go round the ring of 48.
+    await runSteps(
+      tracked,
+      Array.from({ length: 41 }, (_, index) => ({
         gap: minutes(index % 7 === 0 ? 300 : 15 + index),
         ...(index % 5 === 0
           ? { change: { kind: 'aaveRate', rate: rayPercent(3 + (index % 4)) } as const }
           : {}),
         observe: true,
       })),
-    ]
-    const beforeFall = { price: 0n }
-    await runSteps(tracked, steps.slice(0, 13))
-    beforeFall.price = tracked.model.lastMorphoSharePrice
-    await runSteps(tracked, steps.slice(13, 15))
-    // After the fall: spot 0 and the baseline unchanged.
-    expect(tracked.model.morphoSpotRate).toBe(0n)
-    expect(tracked.model.lastMorphoSharePrice).toBe(beforeFall.price)
-    expect(tracked.model.checkpoints.at(-1)?.morphoSharePrice).toBeLessThan(beforeFall.price)
-    await runSteps(tracked, steps.slice(15, 18))
-    expect(tracked.model.morphoSpotRate).toBeGreaterThan(0n)
-    expect(tracked.model.lastMorphoSharePrice).toBeGreaterThan(beforeFall.price)
-    await runSteps(tracked, steps.slice(18))
-
+    )
     // The ring wrapped: it holds the last 48 of more than 48 observations.
     expect(tracked.model.observations).toBeGreaterThan(48)
     expect(tracked.model.checkpoints).toHaveLength(48)
