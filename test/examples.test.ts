@@ -41,7 +41,8 @@ describe('the README examples run against a devnet', () => {
     expect(stdout).toMatch(/^needs approval: true min shares: 24\.975$/m)
     expect(stdout).toMatch(/^deposited 25 USDC: 0x[0-9a-f]{64} 25 shares$/m)
     expect(stdout).toMatch(/^withdrew 10(\.\d+)? USDC$/m)
-    expect(stdout).toMatch(/^position worth 15(\.\d+)? USDC$/m)
+    // 15 USDC plus interest; the seeded Morpho vault's share conversion rounds down, by 1 base unit at most.
+    expect(stdout).toMatch(/^position worth (15(\.\d+)?|14\.999999) USDC$/m)
   })
 
   it('`npm run demo` (examples/demo.ts) runs the main job to the end', async () => {

@@ -19,6 +19,11 @@ export type StartAnvilOptions = {
   chainId: number
   /** Genesis block number (`--number`). */
   blockNumber?: bigint
+  /**
+   * Genesis block timestamp in unix seconds (`--timestamp`). Later blocks keep the same offset from the
+   * wall clock, so a genesis in the past keeps the chain that far behind until time is advanced.
+   */
+  genesisTimestamp?: bigint
   /** Port to listen on; 0 (the default) lets the OS pick a free one, so parallel runs never collide. */
   port?: number
   /** How long to wait for anvil to listen. Default 20 s. */
@@ -107,6 +112,9 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
     String(options.chainId),
   ]
   if (options.blockNumber !== undefined) args.push('--number', options.blockNumber.toString())
+  if (options.genesisTimestamp !== undefined) {
+    args.push('--timestamp', options.genesisTimestamp.toString())
+  }
 
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   running.add(child)

@@ -14,6 +14,7 @@ import {
   type WalletActions,
 } from 'viem'
 import { multicall3Address, type VaultAddresses } from '../sdk/chains.js'
+import { withGasMargin } from '../sdk/internal/write.js'
 import {
   FeeCollectorArtifact,
   MockAavePoolArtifact,
@@ -24,7 +25,7 @@ import {
   TestUSDCArtifact,
   VaultOracleArtifact,
   VaultRouterArtifact,
-} from './artifacts.js'
+} from './artifacts/index.js'
 import { DevnetError } from './errors.js'
 
 /** A wallet client extended with `publicActions`, whose account deploys the stack and owns the test knobs. */
@@ -43,8 +44,12 @@ export type DeployerClient<
 export const defaultAaveLiquidityRateRay = 35n * 10n ** 24n
 /** 4.5 % a year, in ray: the Morpho stand-in's default rate (beats Aave by more than the 0.2 % threshold). */
 export const defaultMorphoRateRay = 45n * 10n ** 24n
+/** USDC the deployer supplies to each venue before the oracle exists, as the live venues hold real liquidity. */
+export const defaultVenueSeedUsdc = 1_000_000_000_000n
+/** The live runbook records the oracle's first observation 5 minutes after deployment. */
+export const oracleSeedDelaySeconds = 300
 
-/** Gas limit for each deployment: given explicitly so the batch needs no estimate against contracts not yet mined. */
+/** Gas limit for each deployment: given explicitly so a batch needs no estimate against contracts not yet mined. */
 const deployGasLimit = 8_000_000n
 /** anvil mines on arrival, so receipts are polled often rather than at the chain's block time. */
 const receiptPollingInterval = 50
@@ -60,16 +65,22 @@ export type DeployVaultStackArgs<chain extends Chain | undefined, account extend
   aaveLiquidityRateRay?: bigint
   /** The Morpho stand-in's rate (ray). Default {@link defaultMorphoRateRay}. */
   morphoRateRay?: bigint
+  /** USDC (base units) supplied to each venue by the deployer. Default {@link defaultVenueSeedUsdc}. */
+  venueSeedUsdc?: bigint
 }
 
+type Venues = Pick<VaultAddresses, 'usdc' | 'aToken' | 'aavePool' | 'morphoVault'>
+
 /**
- * Deploys the devnet's vault stack (test USDC, Aave and Morpho stand-ins, oracle, fee collector, dvUSDC,
- * router), wires it and records a first oracle observation, so deposits route at once.
+ * Deploys the devnet's vault stack the way the live one was brought up (PROTOCOL.md §4.5, runbook): the test
+ * USDC, the two venues holding real liquidity, the oracle, then the fee collector, dvUSDC and the router; and
+ * 5 minutes later the oracle's first observation, so its first routing decision is the live one.
  *
- * The eight deployments are sent back to back with explicit nonces (their addresses are known in advance,
- * which also resolves the router ⇄ fee collector/share token cycle), then every receipt is checked.
+ * The 5 minutes are real chain time (anvil's `evm_increaseTime`): start anvil 5 minutes in the past, as
+ * `startDevnet` does, so the chain ends at wall-clock time (x402 authorizations are wall-clock windows).
  *
- * @param args - The deployer client, and optionally the treasury, the emergency multisig and the two rates.
+ * @param args - The deployer client, and optionally the treasury, the emergency multisig, the two rates and
+ *   the venues' seed liquidity.
  * @returns The addresses of the deployed contracts.
  * @throws {DevnetError} `DEPLOY_FAILED` when a transaction reverts or lands at an unexpected address (another
  *   transaction from the deployer raced the batch).
@@ -84,149 +95,104 @@ export async function deployVaultStack<chain extends Chain | undefined, account 
   // viem's client generics are invariant; past the signature only the common wallet surface is needed.
   const client = args.client as unknown as DeployerClient
   const deployer = client.account.address
-  const treasury = args.treasury ?? deployer
-  const emergencyMultisig = args.emergencyMultisig ?? deployer
+  const venues = await deployVenues(client, {
+    aaveLiquidityRateRay: args.aaveLiquidityRateRay ?? defaultAaveLiquidityRateRay,
+    morphoRateRay: args.morphoRateRay ?? defaultMorphoRateRay,
+  })
+  await seedVenues(client, venues, args.venueSeedUsdc ?? defaultVenueSeedUsdc)
+  const { oracle } = await deployBatch(client, {
+    oracle: {
+      artifact: VaultOracleArtifact,
+      args: () => [venues.aavePool, venues.aToken, venues.usdc, venues.morphoVault],
+    },
+  })
+  const core = await deployBatch(client, {
+    feeCollector: {
+      artifact: FeeCollectorArtifact,
+      args: (at) => [venues.usdc, at.router, args.treasury ?? deployer],
+    },
+    shareToken: { artifact: ShareTokenArtifact, args: (at) => [at.router] },
+    router: {
+      artifact: VaultRouterArtifact,
+      args: (at) => [
+        venues.usdc,
+        venues.aToken,
+        venues.aavePool,
+        venues.morphoVault,
+        oracle,
+        at.feeCollector,
+        at.shareToken,
+        args.emergencyMultisig ?? deployer,
+      ],
+    },
+  })
+  await seedOracle(client, oracle)
+  return { ...venues, oracle, ...core }
+}
 
-  const firstNonce = await client.getTransactionCount({ address: deployer, blockTag: 'pending' })
-  const at = (offset: number) =>
-    getContractAddress({ from: deployer, nonce: BigInt(firstNonce + offset) })
-  const addresses: VaultAddresses = {
-    usdc: at(0),
-    aToken: at(1),
-    aavePool: at(2),
-    morphoVault: at(3),
-    oracle: at(4),
-    feeCollector: at(5),
-    shareToken: at(6),
-    router: at(7),
-  }
+/** The test USDC, the Aave pool stand-in with its aToken, and the Morpho vault stand-in. */
+async function deployVenues(
+  client: DeployerClient,
+  rates: { aaveLiquidityRateRay: bigint; morphoRateRay: bigint },
+): Promise<Venues> {
+  return deployBatch(client, {
+    usdc: { artifact: TestUSDCArtifact, args: () => [] },
+    aToken: { artifact: MockATokenArtifact, args: (at) => [at.aavePool, at.usdc] },
+    aavePool: {
+      artifact: MockAavePoolArtifact,
+      args: (at) => [at.usdc, at.aToken, rates.aaveLiquidityRateRay],
+    },
+    morphoVault: {
+      artifact: MockMorphoVaultArtifact,
+      args: (at) => [at.usdc, rates.morphoRateRay],
+    },
+  })
+}
 
-  const deployments: { name: string; address: Address; send: (nonce: number) => Promise<Hash> }[] =
-    [
-      {
-        name: 'TestUSDC',
-        address: addresses.usdc,
-        send: (nonce) => deploy(client, TestUSDCArtifact, [], nonce),
-      },
-      {
-        name: 'MockAToken',
-        address: addresses.aToken,
-        send: (nonce) =>
-          deploy(client, MockATokenArtifact, [addresses.aavePool, addresses.usdc], nonce),
-      },
-      {
-        name: 'MockAavePool',
-        address: addresses.aavePool,
-        send: (nonce) =>
-          deploy(
-            client,
-            MockAavePoolArtifact,
-            [
-              addresses.usdc,
-              addresses.aToken,
-              args.aaveLiquidityRateRay ?? defaultAaveLiquidityRateRay,
-            ],
-            nonce,
-          ),
-      },
-      {
-        name: 'MockMorphoVault',
-        address: addresses.morphoVault,
-        send: (nonce) =>
-          deploy(
-            client,
-            MockMorphoVaultArtifact,
-            [addresses.usdc, args.morphoRateRay ?? defaultMorphoRateRay],
-            nonce,
-          ),
-      },
-      {
-        name: 'VaultOracle',
-        address: addresses.oracle,
-        send: (nonce) =>
-          deploy(
-            client,
-            VaultOracleArtifact,
-            [addresses.aavePool, addresses.aToken, addresses.usdc, addresses.morphoVault],
-            nonce,
-          ),
-      },
-      {
-        name: 'FeeCollector',
-        address: addresses.feeCollector,
-        send: (nonce) =>
-          deploy(client, FeeCollectorArtifact, [addresses.usdc, addresses.router, treasury], nonce),
-      },
-      {
-        name: 'ShareToken',
-        address: addresses.shareToken,
-        send: (nonce) => deploy(client, ShareTokenArtifact, [addresses.router], nonce),
-      },
-      {
-        name: 'VaultRouter',
-        address: addresses.router,
-        send: (nonce) =>
-          deploy(
-            client,
-            VaultRouterArtifact,
-            [
-              addresses.usdc,
-              addresses.aToken,
-              addresses.aavePool,
-              addresses.morphoVault,
-              addresses.oracle,
-              addresses.feeCollector,
-              addresses.shareToken,
-              emergencyMultisig,
-            ],
-            nonce,
-          ),
-      },
-    ]
+/** Gives each venue `amount` of liquidity from the deployer, so utilisation and share prices are live-like. */
+async function seedVenues(client: DeployerClient, venues: Venues, amount: bigint): Promise<void> {
+  const usdc = { address: venues.usdc, abi: TestUSDCArtifact.abi } as const
+  await send(client, 'mint seed USDC', {
+    ...usdc,
+    functionName: 'mint',
+    args: [client.account.address, 2n * amount],
+  })
+  await send(client, 'approve the Aave pool', {
+    ...usdc,
+    functionName: 'approve',
+    args: [venues.aavePool, amount],
+  })
+  await send(client, 'seed the Aave pool', {
+    address: venues.aavePool,
+    abi: MockAavePoolArtifact.abi,
+    functionName: 'supply',
+    args: [venues.usdc, amount, client.account.address, 0],
+  })
+  await send(client, 'approve the Morpho vault', {
+    ...usdc,
+    functionName: 'approve',
+    args: [venues.morphoVault, amount],
+  })
+  await send(client, 'seed the Morpho vault', {
+    address: venues.morphoVault,
+    abi: MockMorphoVaultArtifact.abi,
+    functionName: 'deposit',
+    args: [amount, client.account.address],
+  })
+}
 
-  // Sent in nonce order, one after the other (anvil mines each on arrival); receipts are awaited together.
-  const hashes: Hash[] = []
-  for (const [offset, deployment] of deployments.entries()) {
-    hashes.push(
-      await attempt(`send the ${deployment.name} deployment`, () =>
-        deployment.send(firstNonce + offset),
-      ),
-    )
-  }
-  const receipts = await Promise.all(
-    hashes.map((hash) =>
-      client.waitForTransactionReceipt({ hash, pollingInterval: receiptPollingInterval }),
-    ),
+/** Moves the clock 5 minutes and records the oracle's first observation (the live runbook). */
+async function seedOracle(client: DeployerClient, oracle: Address): Promise<void> {
+  // anvil_* and evm_* methods are not in viem's typed RPC schemas; the untyped request function accepts them.
+  const request = client.request as unknown as EIP1193RequestFn
+  await attempt('advance the clock for the first oracle observation', () =>
+    request({ method: 'evm_increaseTime', params: [oracleSeedDelaySeconds] }),
   )
-  for (const [index, receipt] of receipts.entries()) {
-    const deployment = deployments[index]
-    if (!deployment) continue
-    if (receipt.status !== 'success') {
-      throw new DevnetError(`The ${deployment.name} deployment reverted.`, {
-        code: 'DEPLOY_FAILED',
-        details: `transaction ${receipt.transactionHash}`,
-      })
-    }
-    if (receipt.contractAddress?.toLowerCase() !== deployment.address.toLowerCase()) {
-      throw new DevnetError(`${deployment.name} landed at an unexpected address.`, {
-        code: 'DEPLOY_FAILED',
-        details: `expected ${deployment.address}, got ${receipt.contractAddress}; did another transaction from the deployer run concurrently?`,
-      })
-    }
-  }
-
-  // Seed the oracle so it is fresh and has a rate history before the first deposit.
-  const seedHash = await attempt('seed the oracle', () =>
-    client.writeContract({
-      address: addresses.oracle,
-      abi: VaultOracleArtifact.abi,
-      functionName: 'recordObservation',
-      chain: client.chain,
-      account: client.account,
-    }),
-  )
-  await expectSuccess(client, seedHash, 'Seeding the oracle')
-  return addresses
+  await send(client, 'seed the oracle', {
+    address: oracle,
+    abi: VaultOracleArtifact.abi,
+    functionName: 'recordObservation',
+  })
 }
 
 /**
@@ -240,7 +206,6 @@ export async function deployVaultStack<chain extends Chain | undefined, account 
  * await installMulticall3(client) // '0xcA11bde05977b3631167028862bE2a173976CA11'
  */
 export async function installMulticall3(client: Client): Promise<Address> {
-  // anvil_* methods are not in viem's typed RPC schemas; the untyped request function accepts them.
   const request = client.request as unknown as EIP1193RequestFn
   await attempt('install Multicall3', () =>
     request({
@@ -258,31 +223,89 @@ export async function installMulticall3(client: Client): Promise<Address> {
   return multicall3Address
 }
 
-async function deploy(
-  client: DeployerClient,
-  artifact: { abi: Abi; bytecode: Hex },
-  constructorArgs: readonly unknown[],
-  nonce: number,
-): Promise<Hash> {
-  // The artifacts' literal ABIs are checked where they are used (tests, SDK); here one generic path deploys them all.
-  return client.deployContract({
-    abi: artifact.abi,
-    bytecode: artifact.bytecode,
-    args: constructorArgs,
-    nonce,
-    gas: deployGasLimit,
-    chain: client.chain,
-    account: client.account,
-  })
+type Deployment<name extends string> = {
+  artifact: { contractName: string; abi: Abi; bytecode: Hex }
+  /** Constructor arguments; `at` holds every address of the batch, known before anything is sent. */
+  args: (at: Record<name, Address>) => readonly unknown[]
 }
 
-async function expectSuccess(client: DeployerClient, hash: Hash, what: string) {
+/**
+ * Deploys contracts back to back with explicit nonces. Their addresses follow from the deployer's nonce, so
+ * constructors can point at each other before any is mined (the router ⇄ fee collector/share token cycle).
+ */
+async function deployBatch<name extends string>(
+  client: DeployerClient,
+  deployments: Record<name, Deployment<name>>,
+): Promise<Record<name, Address>> {
+  const deployer = client.account.address
+  const firstNonce = await client.getTransactionCount({ address: deployer, blockTag: 'pending' })
+  const entries = Object.entries(deployments) as [name, Deployment<name>][]
+  const at = Object.fromEntries(
+    entries.map(([key], offset) => [
+      key,
+      getContractAddress({ from: deployer, nonce: BigInt(firstNonce + offset) }),
+    ]),
+  ) as Record<name, Address>
+
+  // Sent in nonce order, one after the other (anvil mines each on arrival); receipts are awaited together.
+  const hashes: Hash[] = []
+  for (const [offset, [, deployment]] of entries.entries()) {
+    const { contractName } = deployment.artifact
+    hashes.push(
+      await attempt(`send the ${contractName} deployment`, () =>
+        client.deployContract({
+          abi: deployment.artifact.abi,
+          bytecode: deployment.artifact.bytecode,
+          args: deployment.args(at),
+          nonce: firstNonce + offset,
+          gas: deployGasLimit,
+          chain: client.chain,
+          account: client.account,
+        }),
+      ),
+    )
+  }
+  const receipts = await Promise.all(
+    hashes.map((hash) =>
+      client.waitForTransactionReceipt({ hash, pollingInterval: receiptPollingInterval }),
+    ),
+  )
+  for (const [index, receipt] of receipts.entries()) {
+    const [key, deployment] = entries[index] as [name, Deployment<name>]
+    const { contractName } = deployment.artifact
+    if (receipt.status !== 'success') {
+      throw new DevnetError(`The ${contractName} deployment reverted.`, {
+        code: 'DEPLOY_FAILED',
+        details: `transaction ${receipt.transactionHash}`,
+      })
+    }
+    if (receipt.contractAddress?.toLowerCase() !== at[key].toLowerCase()) {
+      throw new DevnetError(`${contractName} landed at an unexpected address.`, {
+        code: 'DEPLOY_FAILED',
+        details: `expected ${at[key]}, got ${receipt.contractAddress}; did another transaction from the deployer run concurrently?`,
+      })
+    }
+  }
+  return at
+}
+
+/** Sends one call from the deployer with the SDK's gas margin and requires it to succeed. */
+async function send(
+  client: DeployerClient,
+  what: string,
+  call: { address: Address; abi: Abi; functionName: string; args?: readonly unknown[] },
+): Promise<void> {
+  const hash = await attempt(what, async () => {
+    const request = { ...call, account: client.account, chain: client.chain } as never
+    const gas = withGasMargin(await client.estimateContractGas(request))
+    return client.writeContract({ ...(request as object), gas } as never)
+  })
   const receipt = await client.waitForTransactionReceipt({
     hash,
     pollingInterval: receiptPollingInterval,
   })
   if (receipt.status !== 'success') {
-    throw new DevnetError(`${what} reverted.`, {
+    throw new DevnetError(`Could not ${what}: the transaction reverted.`, {
       code: 'DEPLOY_FAILED',
       details: `transaction ${hash}`,
     })

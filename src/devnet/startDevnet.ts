@@ -12,7 +12,7 @@ import {
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts'
 import { type VaultAddresses, type VaultChainName, vaultChains } from '../sdk/chains.js'
 import { startAnvil } from './anvil.js'
-import { deployVaultStack, installMulticall3 } from './deploy.js'
+import { deployVaultStack, installMulticall3, oracleSeedDelaySeconds } from './deploy.js'
 import { DevnetError } from './errors.js'
 import { startFacilitatorServer } from './facilitator.js'
 
@@ -64,7 +64,9 @@ const usdcMintAbi = parseAbi(['function mint(address to, uint256 amount)'])
  *
  * Anvil runs with the chain id of `base-sepolia` or `base`, so the SDK treats it like the public
  * network with an address override. The genesis block sits above viem's Multicall3 `blockCreated`
- * for that chain, so block-pinned multicalls work.
+ * for that chain, so block-pinned multicalls work. The stack is deployed as the live one was: venues
+ * with liquidity, then the oracle's first observation 5 minutes later; the chain then runs on
+ * wall-clock time.
  *
  * @param options - chain, port, facilitator, funding.
  * @returns The devnet: RPC URL, addresses, accounts, `advanceTime`, `stop`.
@@ -95,6 +97,9 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
   const anvil = await startAnvil({
     chainId: entry.chainId,
     blockNumber: BigInt(multicallBlock) + 1_000n,
+    // Deploying moves the clock forward by the oracle's seed delay; starting that far in the past leaves the
+    // chain on wall-clock time, which x402 authorizations (valid-after/valid-before windows) are signed in.
+    genesisTimestamp: BigInt(Math.floor(Date.now() / 1000) - oracleSeedDelaySeconds),
     ...(options.port === undefined ? {} : { port: options.port }),
   })
 

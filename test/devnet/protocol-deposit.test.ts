@@ -1,13 +1,73 @@
-import { type Hex, maxUint256, parseEventLogs } from 'viem'
+import {
+  type Address,
+  concat,
+  type Hex,
+  hexToBigInt,
+  maxUint256,
+  numberToHex,
+  parseEventLogs,
+  parseSignature,
+  slice,
+  zeroAddress,
+} from 'viem'
 import { describe, expect, it } from 'vitest'
-import { VaultOracleArtifact, VaultRouterArtifact } from '../../src/devnet/artifacts.js'
-import { expectCustomError, usdc, useProtocolHarness } from './protocolHarness.js'
+import {
+  MockAavePoolArtifact,
+  TestUSDCArtifact,
+  VaultOracleArtifact,
+  VaultRouterArtifact,
+} from '../../src/devnet/artifacts/index.js'
+import { assetsToShares } from '../../src/sdk/internal/shareMath.js'
+import {
+  eventArgs,
+  expectCustomError,
+  type ProtocolHarness,
+  usdc,
+  useProtocolHarness,
+} from './protocolHarness.js'
 
 const router = VaultRouterArtifact.abi
 const day = 24 * 3600
 
+/** Runtime code answering every call with ERC-1271's magic value `isValidSignature.selector`. */
+const approveEverySignatureBytecode = '0x631626ba7e60e01b60005260206000f3'
+const secp256k1Order = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+
 describe('vault protocol: registration and deposit rules', () => {
   const harness = useProtocolHarness()
+
+  /** `signer`'s EIP-712 InitializeFor signature registering `wallet` (the signer itself by default). */
+  const signInitializeFor = (
+    wallet: ProtocolHarness['merchant'],
+    nonce: bigint,
+    deadline: bigint,
+    signer = wallet,
+  ) =>
+    signer.signTypedData({
+      domain: {
+        name: 'DivigentVaultRouter',
+        version: '1',
+        chainId: harness.devnet.chainId,
+        verifyingContract: harness.addresses.router,
+      },
+      types: {
+        InitializeFor: [
+          { name: 'wallet', type: 'address' },
+          { name: 'deadline', type: 'uint256' },
+          { name: 'nonce', type: 'uint256' },
+        ],
+      },
+      primaryType: 'InitializeFor',
+      message: { wallet: wallet.account.address, deadline, nonce },
+    })
+  /** `initializeFor` relayed by the facilitator account, which pays the gas. */
+  const initializeFor = (wallet: Address, deadline: bigint, signature: Hex) =>
+    harness.facilitator.writeContract({
+      address: harness.addresses.router,
+      abi: router,
+      functionName: 'initializeFor',
+      args: [wallet, deadline, signature],
+    })
 
   it('requires registration and the wallet or its operator as caller (NotAuthorised)', async () => {
     const { merchant, buyer, addresses, mined, publicClient } = harness
@@ -103,62 +163,115 @@ describe('vault protocol: registration and deposit rules', () => {
     )
   })
 
-  it('registers a wallet from its EIP-712 InitializeFor signature, relayed by another account', async () => {
-    const { merchant, buyer, addresses, mined, publicClient, devnet } = harness
+  it('registers a wallet from its EIP-712 InitializeFor signature, relayed up to its deadline', async () => {
+    const { merchant, buyer, mined, testClient } = harness
+    const wallet = merchant.account.address
     const deadline = (await harness.latestTimestamp()) + 3600n
-    const sign = (nonce: bigint, signer = merchant, signedDeadline = deadline) =>
-      signer.signTypedData({
-        domain: {
-          name: 'DivigentVaultRouter',
-          version: '1',
-          chainId: devnet.chainId,
-          verifyingContract: addresses.router,
-        },
-        types: {
-          InitializeFor: [
-            { name: 'wallet', type: 'address' },
-            { name: 'deadline', type: 'uint256' },
-            { name: 'nonce', type: 'uint256' },
-          ],
-        },
-        primaryType: 'InitializeFor',
-        message: { wallet: merchant.account.address, deadline: signedDeadline, nonce },
-      })
-    const initializeFor = (signature: Hex, signedDeadline = deadline) =>
-      buyer.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'initializeFor',
-        args: [merchant.account.address, signedDeadline, signature],
-      })
-
-    // Signed by the wrong key, or for a deadline already past.
-    await expectCustomError(initializeFor(await sign(0n, buyer)), 'InvalidSignature', [])
-    const past = (await harness.latestTimestamp()) - 1n
+    const signature = await signInitializeFor(merchant, 0n, deadline)
     await expectCustomError(
-      initializeFor(await sign(0n, merchant, past), past),
+      initializeFor(wallet, deadline, await signInitializeFor(merchant, 0n, deadline, buyer)),
+      'InvalidSignature',
+      [],
+    )
+    // The deadline's own second is still in time.
+    await testClient.setNextBlockTimestamp({ timestamp: deadline })
+    const receipt = await mined(initializeFor(wallet, deadline, signature))
+    expect(eventArgs(router, 'WalletAuthorised', receipt.logs)).toEqual({ wallet })
+    expect(await harness.readRouter('authorizedWallets', [wallet])).toBe(true)
+    expect(await harness.readRouter('nonces', [wallet])).toBe(1n)
+  })
+
+  it('checks initializeFor in the live order: deadline, then registration, then the signature (§4.6)', async () => {
+    const { merchant, buyer, mined } = harness
+    const wallet = merchant.account.address
+    const now = await harness.latestTimestamp()
+    const deadline = now + 3600n
+    const forged = await signInitializeFor(merchant, 0n, deadline, buyer)
+    // Expired and badly signed: the deadline wins.
+    const past = now - 1n
+    await expectCustomError(
+      initializeFor(wallet, past, await signInitializeFor(merchant, 0n, past, buyer)),
       'PermitExpired',
       [],
     )
+    await mined(
+      merchant.writeContract({
+        address: harness.addresses.router,
+        abi: router,
+        functionName: 'initialize',
+      }),
+    )
+    // Registered, expired and badly signed: still the deadline; registered and badly signed: registration.
+    await expectCustomError(
+      initializeFor(wallet, past, await signInitializeFor(merchant, 0n, past, buyer)),
+      'PermitExpired',
+      [],
+    )
+    await expectCustomError(initializeFor(wallet, deadline, forged), 'WalletAlreadyAuthorised', [])
+  })
 
-    await mined(initializeFor(await sign(0n)))
-    const [registered, nonce] = await Promise.all([
-      publicClient.readContract({
+  it('recovers initializeFor signatures with plain ECDSA: OpenZeppelin errors, no ERC-1271', async () => {
+    const { merchant, buyer, testClient } = harness
+    const wallet = merchant.account.address
+    const deadline = (await harness.latestTimestamp()) + 3600n
+    const signature = await signInitializeFor(merchant, 0n, deadline)
+    const { r, s, yParity } = parseSignature(signature)
+
+    await expectCustomError(
+      initializeFor(wallet, deadline, slice(signature, 0, 64)),
+      'ECDSAInvalidSignatureLength',
+      [64n],
+    )
+    // The same signature with the high s value (n - s) is malleable; OpenZeppelin refuses it.
+    const highS = numberToHex(secp256k1Order - hexToBigInt(s), { size: 32 })
+    await expectCustomError(
+      initializeFor(
+        wallet,
+        deadline,
+        concat([r, highS, numberToHex(28 - (yParity ?? 0), { size: 1 })]),
+      ),
+      'ECDSAInvalidSignatureS',
+      [highS],
+    )
+    await expectCustomError(
+      initializeFor(wallet, deadline, concat([r, s, numberToHex(29, { size: 1 })])),
+      'ECDSAInvalidSignature',
+      [],
+    )
+
+    // A smart wallet that approves every signature through ERC-1271 is still refused.
+    const smartWallet = buyer.account.address
+    await testClient.setCode({ address: smartWallet, bytecode: approveEverySignatureBytecode })
+    await expectCustomError(
+      initializeFor(smartWallet, deadline, await signInitializeFor(buyer, 0n, deadline, merchant)),
+      'InvalidSignature',
+      [],
+    )
+  })
+
+  it('lets only a registered wallet set operators (NotAuthorised before ZeroAddress)', async () => {
+    const { merchant, buyer, addresses, mined } = harness
+    const setOperator = (operator: Address) =>
+      merchant.writeContract({
         address: addresses.router,
         abi: router,
-        functionName: 'authorizedWallets',
-        args: [merchant.account.address],
-      }),
-      publicClient.readContract({
+        functionName: 'setOperator',
+        args: [operator, true],
+      })
+    await expectCustomError(setOperator(buyer.account.address), 'NotAuthorised', [])
+    await expectCustomError(setOperator(zeroAddress), 'NotAuthorised', [])
+    await mined(
+      merchant.writeContract({
         address: addresses.router,
         abi: router,
-        functionName: 'nonces',
-        args: [merchant.account.address],
+        functionName: 'initialize',
       }),
-    ])
-    expect(registered).toBe(true)
-    expect(nonce).toBe(1n)
-    await expectCustomError(initializeFor(await sign(1n)), 'WalletAlreadyAuthorised')
+    )
+    await expectCustomError(setOperator(zeroAddress), 'ZeroAddress', [])
+    await mined(setOperator(buyer.account.address))
+    expect(
+      await harness.readRouter('isOperator', [merchant.account.address, buyer.account.address]),
+    ).toBe(true)
   })
 
   it('rejects deposits below MIN_DEPOSIT (InvalidAmount) and mints 1:1 on the first deposit', async () => {
@@ -208,61 +321,86 @@ describe('vault protocol: registration and deposit rules', () => {
     )
   })
 
-  it('enforces the TVL cap (TVLCapExceeded), raised at day 31 and removed at day 91', async () => {
-    const { merchant, addresses, publicClient, devnet } = harness
-    const read = <name extends 'currentTVLCap' | 'DEPLOYMENT_TIME' | 'TVL_CAP_REMOVED'>(
-      functionName: name,
-    ) => publicClient.readContract({ address: addresses.router, abi: router, functionName })
+  it('reverts ZeroAmount when a deposit would mint no shares', async () => {
+    const { merchant, deployer, addresses, devnet } = harness
+    await harness.registerAndApprove(merchant)
+    // After day 91 there is no cap. Someone supplies 20M USDC to Aave on the router's behalf: the router holds
+    // that much aUSDC while no dvUSDC exists, so 10 USDC is worth less than one share.
+    await devnet.advanceTime(91 * day)
+    const donation = usdc(20_000_000)
+    await harness.mintUsdc(deployer.account.address, donation)
+    await harness.mined(
+      deployer.writeContract({
+        address: addresses.usdc,
+        abi: TestUSDCArtifact.abi,
+        functionName: 'approve',
+        args: [addresses.aavePool, donation],
+      }),
+    )
+    await harness.mined(
+      deployer.writeContract({
+        address: addresses.aavePool,
+        abi: MockAavePoolArtifact.abi,
+        functionName: 'supply',
+        args: [addresses.usdc, donation, addresses.router, 0],
+      }),
+    )
+    await harness.recordObservation()
+    await harness.holdClock()
+    const vault = await harness.vaultTotals()
+    expect(assetsToShares(usdc(10), vault)).toBe(0n)
+    await expectCustomError(
+      merchant.writeContract({
+        address: addresses.router,
+        abi: router,
+        functionName: 'deposit',
+        args: [usdc(10), merchant.account.address, 0n],
+      }),
+      'ZeroAmount',
+      [],
+    )
+  })
+
+  it('steps the TVL cap exactly at DEPLOYMENT_TIME + 31 days and + 91 days (TVLCapExceeded)', async () => {
+    const { merchant, addresses, testClient } = harness
     await harness.mintUsdc(merchant.account.address, usdc(5_000_000))
     await harness.registerAndApprove(merchant)
+    const [deployedAt, day31, day91, initialCap, day31Cap, removed] = await Promise.all([
+      harness.readRouter('DEPLOYMENT_TIME'),
+      harness.readRouter('DAY_31_OFFSET'),
+      harness.readRouter('DAY_91_OFFSET'),
+      harness.readRouter('TVL_CAP_INITIAL'),
+      harness.readRouter('TVL_CAP_DAY_31'),
+      harness.readRouter('TVL_CAP_REMOVED'),
+    ])
+    expect([day31, day91]).toEqual([BigInt(31 * day), BigInt(91 * day)])
+    expect([initialCap, day31Cap, removed]).toEqual([usdc(500_000), usdc(2_000_000), maxUint256])
+    expect(await harness.readRouter('currentTVLCap')).toBe(initialCap)
 
-    expect(await read('currentTVLCap')).toBe(usdc(500_000))
-    expect(await read('TVL_CAP_REMOVED')).toBe(maxUint256)
-    const overCap = usdc(500_000) + 1n
-    await expectCustomError(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [overCap, merchant.account.address, 0n],
-      }),
-      'TVLCapExceeded',
-      [overCap, usdc(500_000)],
-    )
-    await harness.deposit(merchant, usdc(400_000))
-    await expectCustomError(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [usdc(100_001), merchant.account.address, 0n],
-      }),
-      'TVLCapExceeded',
-      [usdc(100_001), usdc(500_000)],
-    )
-
-    // Day 31 starts 30 days after deployment.
-    const deployedAt = await read('DEPLOYMENT_TIME')
-    const toDay31 = deployedAt + BigInt(30 * day) - (await harness.latestTimestamp())
-    await devnet.advanceTime(toDay31)
-    expect(await read('currentTVLCap')).toBe(usdc(2_000_000))
-    await harness.deposit(merchant, usdc(1_000_000))
-    await expectCustomError(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [usdc(700_000), merchant.account.address, 0n],
-      }),
-      'TVLCapExceeded',
-      [usdc(700_000), usdc(2_000_000)],
-    )
-
-    const toDay91 = deployedAt + BigInt(90 * day) - (await harness.latestTimestamp())
-    await devnet.advanceTime(toDay91)
-    expect(await read('currentTVLCap')).toBe(maxUint256)
-    const event = await harness.deposit(merchant, usdc(3_000_000))
-    expect(event.usdcAmount).toBe(usdc(3_000_000))
+    const depositAt = (timestamp: bigint, amount: bigint) =>
+      testClient.setNextBlockTimestamp({ timestamp }).then(() =>
+        merchant.writeContract({
+          address: addresses.router,
+          abi: router,
+          functionName: 'deposit',
+          args: [amount, merchant.account.address, 0n],
+        }),
+      )
+    /** One second before `offset`: the old cap holds, in the view and in a deposit; at `offset` the new one. */
+    const crossStep = async (offset: bigint, oldCap: bigint, newCap: bigint) => {
+      const step = deployedAt + offset
+      await harness.mineAt(step - 1n)
+      expect(await harness.readRouter('currentTVLCap')).toBe(oldCap)
+      const overOldCap = oldCap - (await harness.readRouter('totalVaultAssets')) + 1n
+      await expectCustomError(depositAt(step - 1n, overOldCap), 'TVLCapExceeded', [
+        overOldCap,
+        oldCap,
+      ])
+      const receipt = await harness.mined(depositAt(step, overOldCap))
+      expect(await harness.readRouter('currentTVLCap', undefined, receipt.blockNumber)).toBe(newCap)
+    }
+    await crossStep(day31, initialCap, day31Cap)
+    await crossStep(day91, day31Cap, removed)
   })
 
   it('pauses deposits (DepositsPausedError) while withdrawals keep working', async () => {

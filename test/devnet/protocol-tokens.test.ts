@@ -14,7 +14,7 @@ import {
   ShareTokenArtifact,
   TestUSDCArtifact,
   VaultRouterArtifact,
-} from '../../src/devnet/artifacts.js'
+} from '../../src/devnet/artifacts/index.js'
 import { multicall3Address } from '../../src/sdk/chains.js'
 import {
   expectCustomError,
@@ -30,12 +30,7 @@ const router = VaultRouterArtifact.abi
 describe('vault protocol: share token, test USDC and Multicall3', () => {
   const harness = useProtocolHarness()
 
-  const usdcDomain = () => ({
-    name: 'USD Coin',
-    version: '2',
-    chainId: harness.devnet.chainId,
-    verifyingContract: harness.addresses.usdc,
-  })
+  const usdcDomain = () => harness.usdcDomain()
 
   type Wallet = ProtocolHarness['merchant']
 
@@ -45,21 +40,7 @@ describe('vault protocol: share token, test USDC and Multicall3', () => {
     value: bigint,
     nonce: bigint,
     deadline: bigint,
-  ) =>
-    owner.signTypedData({
-      domain: usdcDomain(),
-      types: {
-        Permit: [
-          { name: 'owner', type: 'address' },
-          { name: 'spender', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'deadline', type: 'uint256' },
-        ],
-      },
-      primaryType: 'Permit',
-      message: { owner: owner.account.address, spender, value, nonce, deadline },
-    })
+  ) => harness.signUsdcPermit(owner, { spender, value, nonce, deadline })
 
   const authorizationTypes = (
     primaryType: 'TransferWithAuthorization' | 'ReceiveWithAuthorization',
@@ -115,7 +96,7 @@ describe('vault protocol: share token, test USDC and Multicall3', () => {
       args: [authorizer, nonce],
     })
 
-  it('makes dvUSDC non-transferable between wallets (NonTransferable) and mintable only by the router', async () => {
+  it('names dvUSDC "Divigent USDC", keeps it non-transferable (NonTransferable) and router-minted (OnlyVaultRouter)', async () => {
     const { merchant, buyer, addresses, publicClient } = harness
     await harness.registerAndApprove(merchant)
     await harness.deposit(merchant, usdc(100))
@@ -125,7 +106,7 @@ describe('vault protocol: share token, test USDC and Multicall3', () => {
     ) => publicClient.readContract({ address: addresses.shareToken, abi: share, functionName })
     expect(
       await Promise.all([read('name'), read('symbol'), read('decimals'), read('VAULT_ROUTER')]),
-    ).toEqual(['Divigent Vault USDC', 'dvUSDC', 6, addresses.router])
+    ).toEqual(['Divigent USDC', 'dvUSDC', 6, addresses.router])
 
     await expectCustomError(
       merchant.writeContract({
@@ -154,15 +135,52 @@ describe('vault protocol: share token, test USDC and Multicall3', () => {
       }),
       'NonTransferable',
     )
-    await expectCustomError(
+    for (const functionName of ['mint', 'burn'] as const) {
+      await expectCustomError(
+        buyer.writeContract({
+          address: addresses.shareToken,
+          abi: share,
+          functionName,
+          args: [merchant.account.address, 1n],
+        }),
+        'OnlyVaultRouter',
+        [buyer.account.address],
+      )
+    }
+  })
+
+  it('reverts test USDC transfers with the live reason strings, the allowance checked before the balance', async () => {
+    const { merchant, buyer, addresses, mined } = harness
+    const balance = await harness.usdcBalance(buyer.account.address)
+    const transferFrom = (amount: bigint) =>
+      merchant.writeContract({
+        address: addresses.usdc,
+        abi: token,
+        functionName: 'transferFrom',
+        args: [buyer.account.address, merchant.account.address, amount],
+      })
+    await expectRevertReason(
       buyer.writeContract({
-        address: addresses.shareToken,
-        abi: share,
-        functionName: 'mint',
-        args: [buyer.account.address, 1n],
+        address: addresses.usdc,
+        abi: token,
+        functionName: 'transfer',
+        args: [merchant.account.address, balance + 1n],
       }),
-      'NotVaultRouter',
+      'ERC20: transfer amount exceeds balance',
     )
+    // Neither allowance nor balance: the allowance is named.
+    await expectRevertReason(transferFrom(balance + 1n), 'ERC20: transfer amount exceeds allowance')
+    await mined(
+      buyer.writeContract({
+        address: addresses.usdc,
+        abi: token,
+        functionName: 'approve',
+        args: [merchant.account.address, balance + 1n],
+      }),
+    )
+    await expectRevertReason(transferFrom(balance + 1n), 'ERC20: transfer amount exceeds balance')
+    await mined(transferFrom(balance))
+    expect(await harness.usdcBalance(buyer.account.address)).toBe(0n)
   })
 
   it('describes test USDC like Circle: "USD Coin", version "2", 6 decimals and its EIP-712 domain', async () => {

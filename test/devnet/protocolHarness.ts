@@ -6,15 +6,21 @@ import {
   type Abi,
   type Address,
   BaseError,
+  type ContractEventName,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
+  type ContractFunctionReturnType,
   ContractFunctionRevertedError,
   createPublicClient,
   createTestClient,
   createWalletClient,
+  decodeErrorResult,
   type Hash,
   type Hex,
   http,
   type Log,
   maxUint256,
+  type ParseEventLogsReturnType,
   parseEventLogs,
   publicActions,
   type TransactionReceipt,
@@ -22,14 +28,16 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest'
 import {
+  FeeCollectorArtifact,
   MockAavePoolArtifact,
   MockMorphoVaultArtifact,
   ShareTokenArtifact,
   TestUSDCArtifact,
   VaultOracleArtifact,
   VaultRouterArtifact,
-} from '../../src/devnet/artifacts.js'
+} from '../../src/devnet/artifacts/index.js'
 import { type Devnet, type DevnetAccount, startDevnet } from '../../src/devnet/startDevnet.js'
+import type { VaultTotals, WalletHoldings } from '../../src/sdk/internal/shareMath.js'
 import { withGasMargin } from '../../src/sdk/internal/write.js'
 
 /** 1 USDC in base units. */
@@ -39,6 +47,10 @@ export const rayPercent = (percent: number) => BigInt(Math.round(percent * 1000)
 
 export const VAULT_TYPE_AAVE = 0
 export const VAULT_TYPE_MORPHO = 1
+
+/** The oracle's `TWAR_WINDOW()` (4 hours) and `MIN_OBSERVATION_INTERVAL()` (5 minutes), in seconds. */
+export const twarWindowSeconds = 14_400
+export const minObservationIntervalSeconds = 300
 
 /** The devnet plus everything a protocol test needs. */
 export type ProtocolHarness = Awaited<ReturnType<typeof startProtocolHarness>>
@@ -76,11 +88,32 @@ export async function startProtocolHarness() {
     return { ...wallet, writeContract }
   }
 
+  /** A typed reader of one contract's views: `(functionName, args?, blockNumber?)`. */
+  const viewsOf =
+    <const abi extends Abi>(address: Address, abi: abi) =>
+    <name extends ContractFunctionName<abi, 'pure' | 'view'>>(
+      functionName: name,
+      args?: ContractFunctionArgs<abi, 'pure' | 'view', name>,
+      blockNumber?: bigint,
+    ) =>
+      publicClient.readContract({
+        address,
+        abi,
+        functionName,
+        args,
+        blockNumber,
+      } as never) as Promise<ContractFunctionReturnType<abi, 'pure' | 'view', name>>
+
   const deployer = walletOf(devnet.accounts.deployer)
   const merchant = walletOf(devnet.accounts.merchant)
   const buyer = walletOf(devnet.accounts.buyer)
   const facilitator = walletOf(devnet.accounts.facilitator)
   const { addresses } = devnet
+  const readRouter = viewsOf(addresses.router, VaultRouterArtifact.abi)
+  const readOracle = viewsOf(addresses.oracle, VaultOracleArtifact.abi)
+  const readFeeCollector = viewsOf(addresses.feeCollector, FeeCollectorArtifact.abi)
+  const readAavePool = viewsOf(addresses.aavePool, MockAavePoolArtifact.abi)
+  const readMorpho = viewsOf(addresses.morphoVault, MockMorphoVaultArtifact.abi)
 
   /** Waits for a transaction and requires it to succeed. */
   async function mined(hash: Hash | Promise<Hash>): Promise<TransactionReceipt> {
@@ -129,6 +162,47 @@ export async function startProtocolHarness() {
     return event.args
   }
 
+  /** Redeems `shares` for the wallet itself; returns the receipt. */
+  async function withdraw(wallet: Wallet, shares: bigint, minUsdcOut = 0n) {
+    return mined(
+      wallet.writeContract({
+        address: addresses.router,
+        abi: VaultRouterArtifact.abi,
+        functionName: 'withdraw',
+        args: [shares, wallet.account.address, minUsdcOut],
+      }),
+    )
+  }
+
+  /** `A` and `S` of PROTOCOL.md §4 (`totalVaultAssets()`, dvUSDC supply), at one block. */
+  async function vaultTotals(blockNumber?: bigint): Promise<VaultTotals> {
+    const [totalAssets, totalShares] = await Promise.all([
+      readRouter('totalVaultAssets', undefined, blockNumber),
+      publicClient.readContract({
+        address: addresses.shareToken,
+        abi: ShareTokenArtifact.abi,
+        functionName: 'totalSupply',
+        blockNumber,
+      }),
+    ])
+    return { totalAssets, totalShares }
+  }
+
+  /** `W` and `cb` of PROTOCOL.md §4 for `wallet`, at one block. */
+  async function holdingsOf(wallet: Address, blockNumber?: bigint): Promise<WalletHoldings> {
+    const [shares, costBasis] = await Promise.all([
+      publicClient.readContract({
+        address: addresses.shareToken,
+        abi: ShareTokenArtifact.abi,
+        functionName: 'balanceOf',
+        args: [wallet],
+        blockNumber,
+      }),
+      readRouter('costBasisUSDC', [wallet], blockNumber),
+    ])
+    return { shares, costBasis }
+  }
+
   /** Mints test USDC (the faucet is open). */
   async function mintUsdc(to: Address, amount: bigint) {
     await mined(
@@ -141,31 +215,137 @@ export async function startProtocolHarness() {
     )
   }
 
-  /** Sets both venues' rates and restarts the oracle's history so the new rates apply at once. */
-  async function setRates(aaveRateRay: bigint, morphoRateRay: bigint) {
-    await mined(
+  /** Sends an owner-only knob of the Aave pool stand-in from the deployer. */
+  async function aaveKnob(
+    functionName:
+      | 'setLiquidityRate'
+      | 'setIdleLiquidity'
+      | 'setConfiguration'
+      | 'setConfigurationReverts',
+    arg: bigint | boolean,
+  ) {
+    return mined(
       deployer.writeContract({
         address: addresses.aavePool,
         abi: MockAavePoolArtifact.abi,
-        functionName: 'setLiquidityRate',
-        args: [aaveRateRay],
+        functionName,
+        args: [arg as never],
       }),
     )
-    await mined(
+  }
+
+  /** Sends an owner-only knob of the Morpho vault stand-in from the deployer. */
+  async function morphoKnob(
+    functionName:
+      | 'setRateRay'
+      | 'setConvertToAssetsReverts'
+      | 'setConvertToAssetsGasBurn'
+      | 'setMaxWithdrawCap'
+      | 'setMaxWithdrawReverts'
+      | 'setMaxDepositCap'
+      | 'setMaxDepositReverts'
+      | 'simulateLoss',
+    arg: bigint | boolean,
+  ) {
+    return mined(
       deployer.writeContract({
         address: addresses.morphoVault,
         abi: MockMorphoVaultArtifact.abi,
-        functionName: 'setRateRay',
-        args: [morphoRateRay],
+        functionName,
+        args: [arg as never],
       }),
     )
-    await mined(
-      deployer.writeContract({
+  }
+
+  /** Calls the oracle's permissionless `recordObservation` (a no-op within 5 minutes of the last one). */
+  async function recordObservation(wallet: Wallet = merchant) {
+    return mined(
+      wallet.writeContract({
         address: addresses.oracle,
         abi: VaultOracleArtifact.abi,
-        functionName: 'resetObservations',
+        functionName: 'recordObservation',
       }),
     )
+  }
+
+  /**
+   * Makes the venues' current rates the oracle's rates, as the live oracle would see them after some hours
+   * (PROTOCOL.md §4.5): an observation at least 5 minutes on stores the new Aave rate; one a TWAR window later
+   * measures the Morpho share price's growth at the new rate alone; one a window after that leaves a 4-hour
+   * window whose spot rates were all measured at the new rates. Moves the clock 8 h 5 min and leaves the
+   * oracle fresh.
+   */
+  async function settleRates() {
+    for (const gap of [minObservationIntervalSeconds, twarWindowSeconds, twarWindowSeconds]) {
+      await devnet.advanceTime(gap)
+      await recordObservation()
+    }
+  }
+
+  /** Sets both venues' rates (ray) and lets the oracle settle on them ({@link settleRates}). */
+  async function setRates(aaveRateRay: bigint, morphoRateRay: bigint) {
+    await aaveKnob('setLiquidityRate', aaveRateRay)
+    await morphoKnob('setRateRay', morphoRateRay)
+    await settleRates()
+  }
+
+  /**
+   * Makes the next block carry the latest block's timestamp, so a transaction sees exactly the state that
+   * views read at `latest` just saw (interest accrues with block time).
+   *
+   * @returns That timestamp.
+   */
+  async function holdClock() {
+    const timestamp = await latestTimestamp()
+    await testClient.setNextBlockTimestamp({ timestamp })
+    return timestamp
+  }
+
+  /** The latest block number, never a cached one (viem caches it for a polling interval). */
+  async function latestBlockNumber() {
+    return publicClient.getBlockNumber({ cacheTime: 0 })
+  }
+
+  /**
+   * Mines an empty block at exactly `timestamp` (unix seconds, at or after the latest block's).
+   *
+   * @returns The new block's number.
+   */
+  async function mineAt(timestamp: bigint) {
+    await testClient.setNextBlockTimestamp({ timestamp })
+    await testClient.mine({ blocks: 1 })
+    return latestBlockNumber()
+  }
+
+  /** The test USDC's EIP-712 domain (Circle's: "USD Coin", version "2"). */
+  function usdcDomain() {
+    return {
+      name: 'USD Coin',
+      version: '2',
+      chainId: devnet.chainId,
+      verifyingContract: addresses.usdc,
+    } as const
+  }
+
+  /** `owner`'s EIP-2612 permit for `spender` to move `value` test USDC. */
+  function signUsdcPermit(
+    owner: Wallet,
+    permit: { spender: Address; value: bigint; nonce: bigint; deadline: bigint },
+  ) {
+    return owner.signTypedData({
+      domain: usdcDomain(),
+      types: {
+        Permit: [
+          { name: 'owner', type: 'address' },
+          { name: 'spender', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+      },
+      primaryType: 'Permit',
+      message: { owner: owner.account.address, ...permit },
+    })
   }
 
   async function usdcBalance(account: Address) {
@@ -201,10 +381,27 @@ export async function startProtocolHarness() {
     buyer,
     facilitator,
     mined,
+    readRouter,
+    readOracle,
+    readFeeCollector,
+    readAavePool,
+    readMorpho,
     registerAndApprove,
     deposit,
+    withdraw,
+    vaultTotals,
+    holdingsOf,
     mintUsdc,
+    aaveKnob,
+    morphoKnob,
+    recordObservation,
+    settleRates,
     setRates,
+    mineAt,
+    holdClock,
+    latestBlockNumber,
+    usdcDomain,
+    signUsdcPermit,
     usdcBalance,
     shareBalance,
     latestTimestamp,
@@ -255,6 +452,27 @@ export async function expectCustomError(
   return reverted
 }
 
+/**
+ * Asserts that `action` reverts with the error `errorName` of `abi` (and `args`, when given): for errors that
+ * come through unchanged from another contract (the oracle's, a venue's), which the called contract's ABI
+ * does not list.
+ *
+ * @example
+ * await expectForeignError(router.read.getRecommendedRoute([amount]), oracleAbi, 'NoSafeVault', [])
+ */
+export async function expectForeignError(
+  action: Promise<unknown>,
+  abi: Abi,
+  errorName: string,
+  args?: readonly unknown[],
+) {
+  const reverted = await revertOf(action)
+  expect(reverted.raw, reverted.shortMessage).toBeDefined()
+  const decoded = decodeErrorResult({ abi, data: reverted.raw as Hex })
+  expect(decoded.errorName).toBe(errorName)
+  if (args) expect(decoded.args ?? []).toEqual(args)
+}
+
 /** Asserts that `action` reverts with the reason string `reason` (`require(…, reason)`). */
 export async function expectRevertReason(action: Promise<unknown>, reason: string) {
   const reverted = await revertOf(action)
@@ -262,14 +480,14 @@ export async function expectRevertReason(action: Promise<unknown>, reason: strin
 }
 
 /** The args of the only `eventName` event of `abi` in `logs`. */
-export function eventArgs<const abi extends Abi, eventName extends string>(
+export function eventArgs<const abi extends Abi, eventName extends ContractEventName<abi>>(
   abi: abi,
   eventName: eventName,
   logs: Log[],
-) {
-  const events = parseEventLogs({ abi, eventName: eventName as never, logs })
+): ParseEventLogsReturnType<abi, eventName, true>[number]['args'] {
+  const events = parseEventLogs({ abi, eventName, logs })
   expect(events).toHaveLength(1)
-  return (events[0] as unknown as { args: Record<string, unknown> }).args
+  return (events[0] as ParseEventLogsReturnType<abi, eventName, true>[number]).args
 }
 
 /**

@@ -14,8 +14,9 @@ import {TestUSDC} from "./TestUSDC.sol";
 /// @dev Interest: the liquidity index grows linearly in time at `currentLiquidityRate` between two updates and
 ///      compounds at each update, which is how Aave V3 accrues its liquidity index. Every update mints the test
 ///      USDC that backs the interest into the aToken, so accrued interest can really be withdrawn.
-///      The owner (the deployer) has test knobs: the liquidity rate, the configuration bitmap and the idle
-///      liquidity (USDC is moved out of the aToken to this pool to play "borrowed", and back).
+///      The owner (the deployer) has test knobs: the liquidity rate, the configuration bitmap, a reverting
+///      `getConfiguration`, and the idle liquidity (USDC is moved out of the aToken to this pool to play
+///      "borrowed", and back).
 contract MockAavePool is IAaveV3Pool, Ownable {
     using SafeERC20 for IERC20;
 
@@ -38,6 +39,8 @@ contract MockAavePool is IAaveV3Pool, Ownable {
     uint128 private _liquidityIndex;
     uint128 private _currentLiquidityRate;
     uint40 private _lastUpdateTimestamp;
+    /// @notice Whether `getConfiguration` reverts (the router then treats the reserve as unavailable).
+    bool public configurationReverts;
 
     event Supply(
         address indexed reserve, address user, address indexed onBehalfOf, uint256 amount, uint16 indexed referralCode
@@ -46,6 +49,7 @@ contract MockAavePool is IAaveV3Pool, Ownable {
     event LiquidityRateSet(uint256 rateRay);
     event ConfigurationSet(uint256 data);
     event IdleLiquiditySet(uint256 amount);
+    event ConfigurationRevertsSet(bool reverts);
 
     error UnsupportedAsset(address asset);
     error InvalidAmount();
@@ -54,6 +58,7 @@ contract MockAavePool is IAaveV3Pool, Ownable {
     error ReservePaused();
     error InsufficientBalance(uint256 requested, uint256 balance);
     error InsufficientLiquidity(uint256 requested, uint256 available);
+    error ConfigurationUnavailable();
 
     /// @param usdc The test USDC (its open `mint` backs accrued interest).
     /// @param aToken The aToken of the reserve, deployed with this pool as its `POOL`.
@@ -122,6 +127,7 @@ contract MockAavePool is IAaveV3Pool, Ownable {
     }
 
     function getConfiguration(address asset) external view returns (ReserveConfigurationMap memory) {
+        if (configurationReverts) revert ConfigurationUnavailable();
         return ReserveConfigurationMap(asset == address(USDC) ? _configuration : 0);
     }
 
@@ -146,6 +152,12 @@ contract MockAavePool is IAaveV3Pool, Ownable {
     function setConfiguration(uint256 data) external onlyOwner {
         _configuration = data;
         emit ConfigurationSet(data);
+    }
+
+    /// @notice Makes `getConfiguration` revert (true) or answer again (false).
+    function setConfigurationReverts(bool reverts) external onlyOwner {
+        configurationReverts = reverts;
+        emit ConfigurationRevertsSet(reverts);
     }
 
     /// @notice Sets the USDC the aToken holds, i.e. what can be withdrawn right now. Lowering it simulates

@@ -15,8 +15,8 @@ import {TestUSDC} from "./TestUSDC.sol";
 /// @dev Interest: `rateRay` is an annual rate (ray); assets grow linearly in time between two interactions and
 ///      compound at each one. `totalAssets` includes the pending interest; every deposit, mint, withdraw or redeem
 ///      (and `accrue`) first mints the test USDC that backs it, so the interest is really payable.
-///      Owner test knobs: the rate, a reverting `convertToAssets`, a cap on `maxWithdraw`, and a loss that pushes
-///      the share price below peg.
+///      Owner test knobs: the rate, a reverting or gas-hungry `convertToAssets`, caps on (or reverting)
+///      `maxDeposit` and `maxWithdraw`, and a loss that pushes the share price below peg.
 contract MockMorphoVault is ERC4626, Ownable {
     using SafeERC20 for IERC20;
 
@@ -33,13 +33,27 @@ contract MockMorphoVault is ERC4626, Ownable {
     bool public convertToAssetsReverts;
     /// @notice Upper bound on `maxWithdraw` for every owner; `type(uint256).max` = no cap.
     uint256 public maxWithdrawCap = type(uint256).max;
+    /// @notice Whether `maxWithdraw` (and so the vault's own `withdraw`) reverts.
+    bool public maxWithdrawReverts;
+    /// @notice Upper bound on `maxDeposit`; `type(uint256).max` = no cap.
+    uint256 public maxDepositCap = type(uint256).max;
+    /// @notice Whether `maxDeposit` (and so the vault's own `deposit`) reverts.
+    bool public maxDepositReverts;
+    /// @notice Gas `convertToAssets` burns before answering, to exercise callers' gas limits.
+    uint256 public convertToAssetsGasBurn;
 
     event RateSet(uint256 rateRay);
     event ConvertToAssetsRevertsSet(bool reverts);
     event MaxWithdrawCapSet(uint256 cap);
+    event MaxWithdrawRevertsSet(bool reverts);
+    event MaxDepositCapSet(uint256 cap);
+    event MaxDepositRevertsSet(bool reverts);
+    event ConvertToAssetsGasBurnSet(uint256 gasAmount);
     event LossSimulated(uint256 assets);
 
     error ConvertToAssetsDisabled();
+    error MaxWithdrawDisabled();
+    error MaxDepositDisabled();
 
     /// @param usdc The test USDC (its open `mint` backs accrued interest).
     /// @param initialRateRay The annual rate, in ray.
@@ -68,11 +82,19 @@ contract MockMorphoVault is ERC4626, Ownable {
     /// @dev Reverts while the `convertToAssets` knob is on; the vault's own accounting keeps working.
     function convertToAssets(uint256 shares) public view override returns (uint256) {
         if (convertToAssetsReverts) revert ConvertToAssetsDisabled();
+        uint256 burnUntil = gasleft() > convertToAssetsGasBurn ? gasleft() - convertToAssetsGasBurn : 0;
+        while (gasleft() > burnUntil) {}
         return super.convertToAssets(shares);
     }
 
     function maxWithdraw(address owner) public view override returns (uint256) {
+        if (maxWithdrawReverts) revert MaxWithdrawDisabled();
         return Math.min(previewRedeem(balanceOf(owner)), maxWithdrawCap);
+    }
+
+    function maxDeposit(address) public view override returns (uint256) {
+        if (maxDepositReverts) revert MaxDepositDisabled();
+        return maxDepositCap;
     }
 
     function maxRedeem(address owner) public view override returns (uint256) {
@@ -125,6 +147,26 @@ contract MockMorphoVault is ERC4626, Ownable {
     function setMaxWithdrawCap(uint256 cap) external onlyOwner {
         maxWithdrawCap = cap;
         emit MaxWithdrawCapSet(cap);
+    }
+
+    function setMaxWithdrawReverts(bool reverts) external onlyOwner {
+        maxWithdrawReverts = reverts;
+        emit MaxWithdrawRevertsSet(reverts);
+    }
+
+    function setMaxDepositCap(uint256 cap) external onlyOwner {
+        maxDepositCap = cap;
+        emit MaxDepositCapSet(cap);
+    }
+
+    function setMaxDepositReverts(bool reverts) external onlyOwner {
+        maxDepositReverts = reverts;
+        emit MaxDepositRevertsSet(reverts);
+    }
+
+    function setConvertToAssetsGasBurn(uint256 gasAmount) external onlyOwner {
+        convertToAssetsGasBurn = gasAmount;
+        emit ConvertToAssetsGasBurnSet(gasAmount);
     }
 
     /// @notice Removes `assets` USDC from the vault (a bad-debt loss), pushing the share price down, below peg

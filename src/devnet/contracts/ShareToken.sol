@@ -4,21 +4,24 @@ pragma solidity ^0.8.24;
 import {ERC20} from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
 
 /// @title ShareToken (dvUSDC)
-/// @notice The vault's share token: 6 decimals, minted and burned only by the router, and non-transferable
-///         between two non-zero addresses (a position's cost basis lives in the router and cannot move with it).
+/// @notice The vault's share token, "Divigent USDC" / "dvUSDC", 6 decimals: minted and burned only by the router,
+///         and non-transferable between two non-zero addresses (a position's cost basis lives in the router and
+///         cannot move with the shares).
 contract ShareToken is ERC20 {
     // solhint-disable-next-line var-name-mixedcase
     address public immutable VAULT_ROUTER;
 
     error NonTransferable();
-    error NotVaultRouter();
+    error OnlyVaultRouter(address caller);
+    error ZeroRouter();
 
     modifier onlyRouter() {
-        if (msg.sender != VAULT_ROUTER) revert NotVaultRouter();
+        if (msg.sender != VAULT_ROUTER) revert OnlyVaultRouter(msg.sender);
         _;
     }
 
-    constructor(address vaultRouter) ERC20("Divigent Vault USDC", "dvUSDC") {
+    constructor(address vaultRouter) ERC20("Divigent USDC", "dvUSDC") {
+        if (vaultRouter == address(0)) revert ZeroRouter();
         VAULT_ROUTER = vaultRouter;
     }
 

@@ -9,9 +9,10 @@ import {Nonces} from "@openzeppelin/contracts/utils/Nonces.sol";
 /// @title TestUSDC
 /// @notice Devnet stand-in for Circle's USDC on Base: "USD Coin" / "USDC", 6 decimals, EIP-712 domain
 ///         version "2", EIP-2612 `permit` and EIP-3009 transfer/receive/cancel authorizations.
-/// @dev Signature failures revert with Circle-style reason strings rather than custom errors: the x402
-///      facilitator decodes them with its own minimal ABI and matches the messages (expired, used, invalid
-///      signature), so strings keep its diagnostics meaningful. Signatures are checked with
+/// @dev Failures revert with reason strings, as both live vault USDCs do (PROTOCOL.md §4.3): a transfer beyond the
+///      balance or the allowance gives `ERC20: transfer amount exceeds balance` / `… exceeds allowance` (the
+///      allowance is checked first, as in Circle's FiatToken), and signature failures give Circle's messages, which
+///      the x402 facilitator matches (expired, used, invalid signature). Signatures are checked with
 ///      `SignatureChecker`, so EOAs sign with ECDSA and smart wallets answer ERC-1271.
 ///      `mint` is open to anyone: this token only exists on a local devnet.
 contract TestUSDC is ERC20, EIP712, Nonces {
@@ -36,6 +37,22 @@ contract TestUSDC is ERC20, EIP712, Nonces {
 
     function decimals() public pure override returns (uint8) {
         return 6;
+    }
+
+    /// @dev The live tokens' reason string instead of OpenZeppelin's `ERC20InsufficientBalance`.
+    function _update(address from, address to, uint256 value) internal override {
+        if (from != address(0)) require(balanceOf(from) >= value, "ERC20: transfer amount exceeds balance");
+        super._update(from, to, value);
+    }
+
+    /// @dev The live tokens' reason string instead of OpenZeppelin's `ERC20InsufficientAllowance`.
+    function _spendAllowance(address owner, address spender, uint256 value) internal override {
+        uint256 current = allowance(owner, spender);
+        if (current == type(uint256).max) return;
+        require(current >= value, "ERC20: transfer amount exceeds allowance");
+        unchecked {
+            _approve(owner, spender, current - value, false);
+        }
     }
 
     /// @notice The EIP-712 domain version, as Circle's FiatToken exposes it.

@@ -5,8 +5,8 @@ import {IERC4626} from "@openzeppelin/contracts/interfaces/IERC4626.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
-import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {Nonces} from "@openzeppelin/contracts/utils/Nonces.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
@@ -16,20 +16,22 @@ import {IVaultOracle} from "./interfaces/IVaultOracle.sol";
 import {ShareToken} from "./ShareToken.sol";
 
 /// @title VaultRouter
-/// @notice The devnet's implementation of the vault router of PROTOCOL.md: registered wallets deposit USDC, which
-///         goes to the venue the oracle picks (Aave V3 or a Morpho ERC-4626 vault), and receive non-transferable
-///         dvUSDC shares; they redeem shares for USDC taken pro rata from both venues, minus a 10 % fee on the
-///         realised yield. The router itself holds the aTokens and the Morpho shares.
-/// @dev Share math uses a virtual offset of 1e6 on both assets and supply. Views that value the position
-///      (`totalVaultAssets`, `pricePerShare`, `getPosition`, the previews) call Morpho's `convertToAssets`
-///      directly, so they revert when it does, like the real deployment; `withdrawCapacity` and
-///      `getCurrentAllocation` degrade instead. Deposits and withdrawals then revert with `MorphoUnreachable`.
+/// @notice The devnet's vault router, reproducing the live contract to the wei (PROTOCOL.md §4): registered wallets
+///         deposit USDC into the venue the oracle picks (Aave V3 or a Morpho ERC-4626 vault) for non-transferable
+///         dvUSDC shares, and redeem shares for USDC taken pro rata from both venues, minus 10 % of the realised
+///         yield. The router itself holds the aTokens and the Morpho shares.
+/// @dev Share math has a virtual offset of 1e6 on both assets and supply, and share value is capped at the assets
+///      held. The Morpho vault's `convertToAssets` is called only when the router holds Morpho shares; then the
+///      valuing views revert with the Morpho vault's own error, while `withdrawCapacity` and
+///      `getCurrentAllocation` degrade (`morphoReachable = false`).
 contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     using SafeERC20 for IERC20;
 
     uint8 private constant VAULT_TYPE_AAVE = 0;
     uint8 private constant VAULT_TYPE_MORPHO = 1;
     uint256 private constant VIRTUAL_OFFSET = 1e6;
+    uint256 private constant FEE_BPS = 1000;
+    uint256 private constant BPS_DENOMINATOR = 10_000;
     uint256 private constant AAVE_ACTIVE_MASK = 1 << 56;
     uint256 private constant AAVE_FROZEN_MASK = 1 << 57;
     uint256 private constant AAVE_PAUSED_MASK = 1 << 60;
@@ -38,6 +40,10 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     uint256 public constant TVL_CAP_INITIAL = 500_000e6;
     uint256 public constant TVL_CAP_DAY_31 = 2_000_000e6;
     uint256 public constant TVL_CAP_REMOVED = type(uint256).max;
+    uint256 public constant DAY_31_OFFSET = 31 days;
+    uint256 public constant DAY_91_OFFSET = 91 days;
+    uint256 public constant MORPHO_VIEW_GAS_MIN = 350_000;
+    uint256 public constant MORPHO_VIEW_GAS_MAX = 1_000_000;
     bytes32 public constant INITIALIZE_FOR_TYPEHASH =
         keccak256("InitializeFor(address wallet,uint256 deadline,uint256 nonce)");
 
@@ -57,16 +63,19 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     mapping(address => uint256) public costBasisUSDC;
     mapping(address => mapping(address => bool)) private _operators;
     bool public depositsPaused;
-    /// @notice Gas given to Morpho's views in `withdrawCapacity`/`getCurrentAllocation`, so a broken venue
-    ///         cannot make them run out of gas.
-    uint256 public morphoViewGas = 200_000;
+    /// @notice Gas given to the Morpho vault's `convertToAssets` when planning withdrawals, so a broken venue
+    ///         cannot make `withdrawCapacity` run out of gas.
+    uint256 public morphoViewGas = MORPHO_VIEW_GAS_MIN;
 
-    /// @dev What redeeming some shares of one wallet is worth, before any USDC moves.
-    struct Quote {
-        uint256 gross;
-        uint256 principal;
-        uint256 yieldEarned;
-        uint256 fee;
+    /// @notice What the venues can pay out right now; shared by `withdrawCapacity` and `withdraw`.
+    struct VaultCapacity {
+        uint256 aaveAssetsHeld;
+        uint256 aaveIdleLiquidity;
+        uint256 aaveWithdrawCap;
+        uint256 morphoAssetsHeld;
+        uint256 morphoWithdrawCap;
+        bool morphoReachable;
+        uint256 totalWithdrawCap;
     }
 
     event Deposited(address indexed wallet, uint256 usdcAmount, uint256 dvUsdcMinted, uint8 indexed vaultType);
@@ -76,13 +85,14 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     event WalletAuthorised(address indexed wallet);
     event OperatorSet(address indexed wallet, address indexed operator, bool approved);
     event DepositsPaused(bool paused);
+    event MorphoViewGasUpdated(uint256 oldGas, uint256 newGas);
     event ExitRedirected(
         address indexed wallet,
         uint256 targetAave,
         uint256 targetMorpho,
         uint256 actualAave,
         uint256 actualMorpho,
-        bool shortLeg
+        bool shortLegMorpho
     );
 
     error NotAuthorised();
@@ -106,9 +116,31 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     error InsufficientVaultLiquidity(uint256 requested, uint256 available);
     error StaleOracle();
     error MorphoUnreachable();
+    error MorphoViewGasOutOfBounds(uint256 provided, uint256 min, uint256 max);
+    error ZeroUsdc();
+    error ZeroAToken();
+    error ZeroAavePool();
+    error ZeroMorphoVault();
+    error ZeroOracle();
+    error ZeroFeeCollector();
+    error ZeroDvUsdc();
+    error ZeroEmergencyMultisig();
 
     modifier onlyEmergencyMultisig() {
         if (msg.sender != EMERGENCY_MULTISIG) revert NotEmergencyMultisig();
+        _;
+    }
+
+    modifier whenDepositsNotPaused() {
+        if (depositsPaused) revert DepositsPausedError();
+        _;
+    }
+
+    /// @dev The wallet must be registered, and the caller must be the wallet or one of its operators.
+    modifier onlyAuthorised(address wallet) {
+        if (!authorizedWallets[wallet] || (msg.sender != wallet && !_operators[wallet][msg.sender])) {
+            revert NotAuthorised();
+        }
         _;
     }
 
@@ -122,12 +154,14 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         ShareToken shareToken,
         address emergencyMultisig
     ) EIP712("DivigentVaultRouter", "1") {
-        if (
-            address(usdc) == address(0) || address(aToken) == address(0) || address(aavePool) == address(0)
-                || address(morphoVault) == address(0) || address(oracle) == address(0)
-                || address(feeCollector) == address(0) || address(shareToken) == address(0)
-                || emergencyMultisig == address(0)
-        ) revert ZeroAddress();
+        if (address(usdc) == address(0)) revert ZeroUsdc();
+        if (address(aToken) == address(0)) revert ZeroAToken();
+        if (address(aavePool) == address(0)) revert ZeroAavePool();
+        if (address(morphoVault) == address(0)) revert ZeroMorphoVault();
+        if (address(oracle) == address(0)) revert ZeroOracle();
+        if (address(feeCollector) == address(0)) revert ZeroFeeCollector();
+        if (address(shareToken) == address(0)) revert ZeroDvUsdc();
+        if (emergencyMultisig == address(0)) revert ZeroEmergencyMultisig();
         USDC = usdc;
         A_TOKEN = aToken;
         AAVE_POOL = aavePool;
@@ -148,19 +182,19 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     }
 
     /// @notice Registers `wallet` with its EIP-712 signature over `InitializeFor(wallet, deadline, nonce)`, so a
-    ///         relayer can pay the gas. Smart-contract wallets sign through ERC-1271.
+    ///         relayer can pay the gas. Plain ECDSA: smart-contract (ERC-1271) signatures are not accepted.
     function initializeFor(address wallet, uint256 deadline, bytes calldata sig) external {
-        if (wallet == address(0)) revert ZeroAddress();
-        if (authorizedWallets[wallet]) revert WalletAlreadyAuthorised();
         if (block.timestamp > deadline) revert PermitExpired();
+        if (authorizedWallets[wallet]) revert WalletAlreadyAuthorised();
         bytes32 digest =
             _hashTypedDataV4(keccak256(abi.encode(INITIALIZE_FOR_TYPEHASH, wallet, deadline, _useNonce(wallet))));
-        if (!SignatureChecker.isValidSignatureNow(wallet, digest, sig)) revert InvalidSignature();
+        if (ECDSA.recover(digest, sig) != wallet) revert InvalidSignature();
         _authorise(wallet);
     }
 
     /// @notice Lets `operator` deposit and withdraw for `msg.sender` (USDC still only moves to and from the wallet).
     function setOperator(address operator, bool approved) external {
+        if (!authorizedWallets[msg.sender]) revert NotAuthorised();
         if (operator == address(0)) revert ZeroAddress();
         _operators[msg.sender][operator] = approved;
         emit OperatorSet(msg.sender, operator, approved);
@@ -175,6 +209,8 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     function deposit(uint256 amount, address wallet, uint256 minSharesOut)
         external
         nonReentrant
+        whenDepositsNotPaused
+        onlyAuthorised(wallet)
         returns (uint256 sharesMinted)
     {
         return _deposit(amount, wallet, minSharesOut);
@@ -190,7 +226,7 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         bytes32 r,
         bytes32 s,
         uint256 minSharesOut
-    ) external nonReentrant returns (uint256) {
+    ) external nonReentrant whenDepositsNotPaused onlyAuthorised(wallet) returns (uint256) {
         if (block.timestamp > deadline) revert PermitExpired();
         try IERC20Permit(address(USDC)).permit(wallet, address(this), amount, deadline, v, r, s) {} catch {}
         uint256 currentAllowance = USDC.allowance(wallet, address(this));
@@ -200,39 +236,33 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
 
     // ========================================================== money out
 
-    /// @notice Redeems `shares` of `wallet` for USDC sent to `wallet`. Never paused.
+    /// @notice Redeems `shares` of `wallet` for USDC sent to `wallet`, net of the fee on realised yield. Never paused.
     function withdraw(uint256 shares, address wallet, uint256 minUsdcOut)
         external
         nonReentrant
+        onlyAuthorised(wallet)
         returns (uint256 usdcReturned)
     {
-        _requireAuthorised(wallet);
         if (shares == 0) revert ZeroAmount();
         uint256 walletShares = DV_USDC.balanceOf(wallet);
         if (shares > walletShares) revert InsufficientShares(shares, walletShares);
+        uint256 costBasis = costBasisUSDC[wallet];
+        uint256 principal = Math.mulDiv(costBasis, shares, walletShares);
+        costBasisUSDC[wallet] = costBasis - principal;
+        DV_USDC.burn(wallet, shares);
 
-        Quote memory quote = _quote(shares, wallet, walletShares, _totalAssetsForWrite(), DV_USDC.totalSupply());
-        if (quote.gross == 0) revert ZeroAmount();
-        (uint256 targetAave, uint256 targetMorpho, uint256 fromAave, uint256 fromMorpho) = _planExit(quote.gross);
-        usdcReturned = quote.gross - quote.fee;
+        uint256 received = _exitVenues(wallet, shares);
+        uint256 yieldEarned = received > principal ? received - principal : 0;
+        uint256 fee = _fee(yieldEarned);
+        usdcReturned = received - fee;
         if (usdcReturned < minUsdcOut) revert SlippageExceeded(usdcReturned, minUsdcOut);
 
-        DV_USDC.burn(wallet, shares);
-        costBasisUSDC[wallet] -= quote.principal;
-
-        // The devnet only redirects because a venue could not pay its pro-rata leg, so `shortLeg` is always true.
-        if (fromAave != targetAave) {
-            emit ExitRedirected(wallet, targetAave, targetMorpho, fromAave, fromMorpho, true);
-        }
-        if (fromAave > 0) AAVE_POOL.withdraw(address(USDC), fromAave, address(this));
-        if (fromMorpho > 0) MORPHO_VAULT.withdraw(fromMorpho, address(this), address(this));
-
-        if (quote.fee > 0) {
-            USDC.safeTransfer(address(FEE_COLLECTOR), quote.fee);
-            FEE_COLLECTOR.collectFee(wallet, quote.yieldEarned);
+        if (fee > 0) {
+            USDC.forceApprove(address(FEE_COLLECTOR), fee);
+            FEE_COLLECTOR.collectFee(wallet, yieldEarned);
         }
         USDC.safeTransfer(wallet, usdcReturned);
-        emit Withdrawn(wallet, shares, usdcReturned, quote.yieldEarned, quote.fee);
+        emit Withdrawn(wallet, shares, usdcReturned, yieldEarned, fee);
     }
 
     // ================================================================ views
@@ -242,42 +272,44 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     }
 
     /// @notice USDC `wallet` would receive for `shares`, net of the fee.
-    function previewRedeem(uint256 shares, address wallet) public view returns (uint256 usdcOut) {
-        Quote memory quote =
-            _quote(shares, wallet, DV_USDC.balanceOf(wallet), totalVaultAssets(), DV_USDC.totalSupply());
-        return quote.gross - quote.fee;
+    function previewRedeem(uint256 shares, address wallet) external view returns (uint256 usdcOut) {
+        uint256 gross = _sharesToAssets(shares, totalVaultAssets(), DV_USDC.totalSupply());
+        uint256 walletShares = DV_USDC.balanceOf(wallet);
+        uint256 principal = walletShares == 0 ? 0 : Math.mulDiv(costBasisUSDC[wallet], shares, walletShares);
+        return gross - _fee(gross > principal ? gross - principal : 0);
     }
 
-    /// @notice The fewest shares whose redemption pays `wallet` at least `desiredNetUsdc` after the fee.
-    /// @dev Net USDC is non-decreasing in shares, so a binary search over [1, wallet shares] finds the minimum.
+    /// @notice Shares to burn so that `wallet` receives at least `desiredNetUsdc` after the fee, in the live
+    ///         contract's closed form (PROTOCOL.md §4.2). It can quote one share too few at `maxDeliverable`.
     function previewWithdrawNet(uint256 desiredNetUsdc, address wallet) external view returns (uint256 shares) {
         if (desiredNetUsdc == 0) revert ZeroAmount();
         uint256 walletShares = DV_USDC.balanceOf(wallet);
         if (walletShares == 0) revert NoPositionToWithdraw();
-        uint256 assets = totalVaultAssets();
-        uint256 supply = DV_USDC.totalSupply();
+        uint256 assets1 = totalVaultAssets() + VIRTUAL_OFFSET;
+        uint256 supply1 = DV_USDC.totalSupply() + VIRTUAL_OFFSET;
+        uint256 grossAll = _sharesToAssets(walletShares, assets1 - VIRTUAL_OFFSET, supply1 - VIRTUAL_OFFSET);
+        if (grossAll == 0) revert PositionRoundsToZero();
+        uint256 costBasis = costBasisUSDC[wallet];
 
-        uint256 maxDeliverable = _net(walletShares, wallet, walletShares, assets, supply);
-        if (maxDeliverable == 0) revert PositionRoundsToZero();
-        if (desiredNetUsdc > maxDeliverable) revert UnserviceableNet(desiredNetUsdc, maxDeliverable);
-
-        uint256 low = 1;
-        uint256 high = walletShares;
-        while (low < high) {
-            uint256 mid = (low + high) / 2;
-            if (_net(mid, wallet, walletShares, assets, supply) >= desiredNetUsdc) high = mid;
-            else low = mid + 1;
+        if (grossAll <= costBasis) {
+            if (desiredNetUsdc > grossAll) revert UnserviceableNet(desiredNetUsdc, grossAll);
+            return Math.mulDiv(desiredNetUsdc, supply1, assets1, Math.Rounding.Ceil);
         }
-        if (_net(low, wallet, walletShares, assets, supply) < desiredNetUsdc) revert PreviewMathDegenerate();
-        return low;
+        uint256 maxDeliverable = grossAll - _fee(grossAll - costBasis);
+        if (desiredNetUsdc > maxDeliverable) revert UnserviceableNet(desiredNetUsdc, maxDeliverable);
+        uint256 target = desiredNetUsdc < maxDeliverable ? desiredNetUsdc + 1 : desiredNetUsdc;
+        uint256 denominator = 9000 * walletShares * assets1 + 1000 * costBasis * supply1;
+        if (denominator == 0) revert PreviewMathDegenerate();
+        shares = Math.mulDiv(target * 10_000, walletShares * supply1, denominator, Math.Rounding.Ceil);
+        if (shares > walletShares) revert UnserviceableNet(desiredNetUsdc, maxDeliverable);
     }
 
     function convertToShares(uint256 assets) public view returns (uint256) {
         return Math.mulDiv(assets, DV_USDC.totalSupply() + VIRTUAL_OFFSET, totalVaultAssets() + VIRTUAL_OFFSET);
     }
 
-    function convertToAssets(uint256 shares) public view returns (uint256) {
-        return Math.mulDiv(shares, totalVaultAssets() + VIRTUAL_OFFSET, DV_USDC.totalSupply() + VIRTUAL_OFFSET);
+    function convertToAssets(uint256 shares) external view returns (uint256) {
+        return _sharesToAssets(shares, totalVaultAssets(), DV_USDC.totalSupply());
     }
 
     /// @notice USDC per whole share, 1e18-scaled.
@@ -285,17 +317,20 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         return Math.mulDiv(totalVaultAssets() + VIRTUAL_OFFSET, 1e18, DV_USDC.totalSupply() + VIRTUAL_OFFSET);
     }
 
-    /// @notice aUSDC held plus the value of the Morpho shares held. Reverts when Morpho's `convertToAssets` does.
+    /// @notice aUSDC held plus the value of the Morpho shares held (0, without asking Morpho, when none are held).
+    ///         Reverts with the Morpho vault's error when its `convertToAssets` does.
     function totalVaultAssets() public view returns (uint256) {
-        return A_TOKEN.balanceOf(address(this)) + MORPHO_VAULT.convertToAssets(MORPHO_VAULT.balanceOf(address(this)));
+        uint256 morphoShares = MORPHO_VAULT.balanceOf(address(this));
+        uint256 morphoAssets = morphoShares == 0 ? 0 : MORPHO_VAULT.convertToAssets(morphoShares);
+        return A_TOKEN.balanceOf(address(this)) + morphoAssets;
     }
 
     /// @notice 500 000 USDC until day 31, 2 000 000 until day 91, then `type(uint256).max` (no cap).
     function currentTVLCap() public view returns (uint256) {
         uint256 elapsed = block.timestamp - DEPLOYMENT_TIME;
-        if (elapsed < 30 days) return TVL_CAP_INITIAL;
-        if (elapsed < 90 days) return TVL_CAP_DAY_31;
-        return TVL_CAP_REMOVED;
+        if (elapsed >= DAY_91_OFFSET) return TVL_CAP_REMOVED;
+        if (elapsed >= DAY_31_OFFSET) return TVL_CAP_DAY_31;
+        return TVL_CAP_INITIAL;
     }
 
     /// @return depositedUSDC The cost basis.
@@ -307,16 +342,20 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         returns (uint256 depositedUSDC, uint256 currentValue, uint256 accruedYield)
     {
         depositedUSDC = costBasisUSDC[wallet];
-        currentValue = convertToAssets(DV_USDC.balanceOf(wallet));
+        uint256 walletShares = DV_USDC.balanceOf(wallet);
+        uint256 supply = DV_USDC.totalSupply();
+        if (walletShares == 0 || supply == 0) return (depositedUSDC, 0, 0);
+        currentValue = _sharesToAssets(walletShares, totalVaultAssets(), supply);
         accruedYield = currentValue > depositedUSDC ? currentValue - depositedUSDC : 0;
     }
 
     /// @notice Assets held in each venue; Morpho counts as 0 while its `convertToAssets` fails.
     function getCurrentAllocation() external view returns (uint256 aaveAssets, uint256 morphoAssets) {
-        aaveAssets = _aaveAssetsHeld();
-        (, morphoAssets) = _tryMorphoAssetsHeld();
+        VaultCapacity memory capacity = _capacity();
+        return (capacity.aaveAssetsHeld, capacity.morphoAssetsHeld);
     }
 
+    /// @notice The venue a deposit of `amount` would go to; reverts like the deposit's routing step.
     function getRecommendedRoute(uint256 amount) external view returns (uint8) {
         return _selectVenue(amount);
     }
@@ -325,33 +364,9 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         return (ORACLE.lastObservationTime(), ORACLE.isFresh());
     }
 
-    /// @notice What could be withdrawn right now, per venue. Never reverts: a failing Morpho view reports
-    ///         `morphoReachable = false` with zero Morpho amounts.
-    function withdrawCapacity()
-        external
-        view
-        returns (
-            uint256 aaveAssetsHeld,
-            uint256 aaveIdleLiquidity,
-            uint256 aaveWithdrawCap,
-            uint256 morphoAssetsHeld,
-            uint256 morphoWithdrawCap,
-            bool morphoReachable,
-            uint256 totalWithdrawCap
-        )
-    {
-        aaveAssetsHeld = _aaveAssetsHeld();
-        try USDC.balanceOf(address(A_TOKEN)) returns (uint256 idle) {
-            aaveIdleLiquidity = idle;
-        } catch {}
-        aaveWithdrawCap = _aaveIsWithdrawable() ? Math.min(aaveAssetsHeld, aaveIdleLiquidity) : 0;
-        (morphoReachable, morphoAssetsHeld) = _tryMorphoAssetsHeld();
-        if (morphoReachable) {
-            try MORPHO_VAULT.maxWithdraw{gas: morphoViewGas}(address(this)) returns (uint256 maxOut) {
-                morphoWithdrawCap = Math.min(morphoAssetsHeld, maxOut);
-            } catch {}
-        }
-        totalWithdrawCap = aaveWithdrawCap + morphoWithdrawCap;
+    /// @notice What could be withdrawn right now, per venue. Never reverts.
+    function withdrawCapacity() external view returns (VaultCapacity memory) {
+        return _capacity();
     }
 
     // ================================================= emergency multisig
@@ -366,8 +381,12 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         emit DepositsPaused(false);
     }
 
-    function setMorphoViewGas(uint256 gasLimit) external onlyEmergencyMultisig {
-        morphoViewGas = gasLimit;
+    function setMorphoViewGas(uint256 newGas) external onlyEmergencyMultisig {
+        if (newGas < MORPHO_VIEW_GAS_MIN || newGas > MORPHO_VIEW_GAS_MAX) {
+            revert MorphoViewGasOutOfBounds(newGas, MORPHO_VIEW_GAS_MIN, MORPHO_VIEW_GAS_MAX);
+        }
+        emit MorphoViewGasUpdated(morphoViewGas, newGas);
+        morphoViewGas = newGas;
     }
 
     function proposeTreasuryRotation(address newTreasury) external onlyEmergencyMultisig {
@@ -389,28 +408,20 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         emit WalletAuthorised(wallet);
     }
 
-    function _requireAuthorised(address wallet) private view {
-        if (!authorizedWallets[wallet] || (msg.sender != wallet && !_operators[wallet][msg.sender])) {
-            revert NotAuthorised();
-        }
-    }
-
-    /// @dev The checks run in the order of PROTOCOL.md §3; shares come from the pre-deposit snapshot.
+    /// @dev PROTOCOL.md §4.3 steps 2–7, in this order; the modifiers (step 1) have run.
     function _deposit(uint256 amount, address wallet, uint256 minSharesOut) private returns (uint256 shares) {
-        if (depositsPaused) revert DepositsPausedError();
-        _requireAuthorised(wallet);
         if (amount < MIN_DEPOSIT) revert InvalidAmount();
-        uint256 assetsBefore = _totalAssetsForWrite();
-        uint256 supplyBefore = DV_USDC.totalSupply();
+        uint256 assetsBefore = totalVaultAssets();
         uint256 cap = currentTVLCap();
-        if (cap != TVL_CAP_REMOVED && assetsBefore + amount > cap) revert TVLCapExceeded(amount, cap);
+        if (assetsBefore + amount > cap) revert TVLCapExceeded(amount, cap);
+        uint256 supplyBefore = DV_USDC.totalSupply();
 
-        // Anyone may keep the oracle fresh; a failing observation must not block deposits by itself.
+        // Pulled before the oracle is consulted: a failed pull reverts with the token's own reason string.
+        USDC.safeTransferFrom(wallet, address(this), amount);
         try ORACLE.recordObservation() {} catch {}
         if (!ORACLE.isFresh()) revert StaleOracle();
         uint8 vaultType = _selectVenue(amount);
 
-        USDC.safeTransferFrom(wallet, address(this), amount);
         if (vaultType == VAULT_TYPE_AAVE) {
             USDC.forceApprove(address(AAVE_POOL), amount);
             AAVE_POOL.supply(address(USDC), amount, address(this), 0);
@@ -427,96 +438,106 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         emit Deposited(wallet, amount, shares, vaultType);
     }
 
-    /// @dev The oracle's choice if that venue can take `amount`, else the other venue if it is safe and can.
+    /// @dev The oracle's venue if it can take `amount`, else the other one, else `NoSafeRoute`. The oracle is asked
+    ///      without a try, so `NoSafeVault` and a Morpho revert come out unchanged.
     function _selectVenue(uint256 amount) private view returns (uint8) {
-        uint8 preferred;
-        try ORACLE.getOptimalVault() returns (address, uint8 vaultType, uint256) {
-            preferred = vaultType;
-        } catch {
-            revert NoSafeRoute(amount);
-        }
-        if (preferred > VAULT_TYPE_MORPHO) revert NoSafeRoute(amount);
-        if (_venueAccepts(preferred, amount)) return preferred;
-        uint8 other = preferred == VAULT_TYPE_AAVE ? VAULT_TYPE_MORPHO : VAULT_TYPE_AAVE;
-        if (ORACLE.isVaultSafe(other) && _venueAccepts(other, amount)) return other;
+        (, uint8 recommended,) = ORACLE.getOptimalVault();
+        if (_canTake(recommended, amount)) return recommended;
+        uint8 other = recommended == VAULT_TYPE_AAVE ? VAULT_TYPE_MORPHO : VAULT_TYPE_AAVE;
+        if (_canTake(other, amount)) return other;
         revert NoSafeRoute(amount);
     }
 
-    function _venueAccepts(uint8 vaultType, uint256 amount) private view returns (bool) {
+    function _canTake(uint8 vaultType, uint256 amount) private view returns (bool) {
+        bool capacity;
         if (vaultType == VAULT_TYPE_AAVE) {
-            uint256 configuration = AAVE_POOL.getConfiguration(address(USDC)).data;
-            return configuration & AAVE_ACTIVE_MASK != 0
-                && configuration & (AAVE_FROZEN_MASK | AAVE_PAUSED_MASK) == 0;
+            try AAVE_POOL.getConfiguration(address(USDC)) returns (IAaveV3Pool.ReserveConfigurationMap memory config) {
+                capacity = config.data & AAVE_ACTIVE_MASK != 0 && config.data & AAVE_FROZEN_MASK == 0
+                    && config.data & AAVE_PAUSED_MASK == 0 && USDC.balanceOf(address(A_TOKEN)) >= amount;
+            } catch {}
+        } else {
+            try MORPHO_VAULT.maxDeposit(address(this)) returns (uint256 maxIn) {
+                capacity = maxIn >= amount;
+            } catch {}
         }
-        try MORPHO_VAULT.maxDeposit(address(this)) returns (uint256 maxIn) {
-            return maxIn >= amount;
+        if (!capacity) return false;
+        try ORACLE.isVaultSafe(vaultType) returns (bool safe) {
+            return safe;
         } catch {
             return false;
         }
     }
 
-    /// @dev Splits `gross` pro rata to holdings; a leg its venue cannot pay is redirected to the other venue.
-    function _planExit(uint256 gross)
-        private
-        view
-        returns (uint256 targetAave, uint256 targetMorpho, uint256 fromAave, uint256 fromMorpho)
-    {
-        uint256 aaveHeld = A_TOKEN.balanceOf(address(this));
-        uint256 morphoHeld = MORPHO_VAULT.convertToAssets(MORPHO_VAULT.balanceOf(address(this)));
-        uint256 held = aaveHeld + morphoHeld;
-        targetAave = held == 0 ? 0 : Math.mulDiv(gross, aaveHeld, held);
-        targetMorpho = gross - targetAave;
+    /// @dev PROTOCOL.md §4.4 steps 1–6: takes the gross value of `shares` (already burnt) from the venues, pro rata
+    ///      to holdings, redirecting a leg its venue cannot pay, and returns the USDC actually received.
+    function _exitVenues(address wallet, uint256 shares) private returns (uint256 received) {
+        VaultCapacity memory capacity = _capacity();
+        if (!capacity.morphoReachable) revert MorphoUnreachable();
+        uint256 held = capacity.aaveAssetsHeld + capacity.morphoAssetsHeld;
+        uint256 gross = _sharesToAssets(shares, held, DV_USDC.totalSupply() + shares);
 
-        uint256 aaveCap = _aaveIsWithdrawable() ? Math.min(aaveHeld, USDC.balanceOf(address(A_TOKEN))) : 0;
-        uint256 morphoCap = Math.min(morphoHeld, MORPHO_VAULT.maxWithdraw(address(this)));
-        if (aaveCap + morphoCap < gross) revert InsufficientVaultLiquidity(gross, aaveCap + morphoCap);
+        uint256 targetAave;
+        if (capacity.morphoAssetsHeld == 0) targetAave = gross;
+        else if (capacity.aaveAssetsHeld != 0) targetAave = Math.mulDiv(gross, capacity.aaveAssetsHeld, held);
+        uint256 targetMorpho = gross - targetAave;
+        if (capacity.totalWithdrawCap < gross) revert InsufficientVaultLiquidity(gross, capacity.totalWithdrawCap);
 
-        fromAave = Math.min(targetAave, aaveCap);
-        fromMorpho = gross - fromAave;
-        if (fromMorpho > morphoCap) {
-            fromMorpho = morphoCap;
-            fromAave = gross - morphoCap;
+        uint256 fromAave = targetAave;
+        uint256 fromMorpho = targetMorpho;
+        if (targetAave > capacity.aaveWithdrawCap) {
+            fromAave = capacity.aaveWithdrawCap;
+            fromMorpho = gross - fromAave;
+        } else if (targetMorpho > capacity.morphoWithdrawCap) {
+            fromMorpho = capacity.morphoWithdrawCap;
+            fromAave = gross - fromMorpho;
         }
-    }
-
-    /// @dev Principal is the cost basis pro rata to shares; the fee is the fee collector's on the yield above it.
-    function _quote(uint256 shares, address wallet, uint256 walletShares, uint256 assets, uint256 supply)
-        private
-        view
-        returns (Quote memory quote)
-    {
-        // Capped at the assets held: with a share price below 1 the virtual shares would otherwise add a little.
-        quote.gross = Math.min(Math.mulDiv(shares, assets + VIRTUAL_OFFSET, supply + VIRTUAL_OFFSET), assets);
-        quote.principal = walletShares == 0 ? 0 : Math.mulDiv(costBasisUSDC[wallet], shares, walletShares);
-        quote.yieldEarned = quote.gross > quote.principal ? quote.gross - quote.principal : 0;
-        quote.fee = FEE_COLLECTOR.calculateFee(quote.yieldEarned);
-    }
-
-    function _net(uint256 shares, address wallet, uint256 walletShares, uint256 assets, uint256 supply)
-        private
-        view
-        returns (uint256)
-    {
-        Quote memory quote = _quote(shares, wallet, walletShares, assets, supply);
-        return quote.gross - quote.fee;
-    }
-
-    /// @dev Like `totalVaultAssets`, but a failing Morpho view becomes the router's own `MorphoUnreachable`.
-    function _totalAssetsForWrite() private view returns (uint256) {
-        uint256 morphoShares = MORPHO_VAULT.balanceOf(address(this));
-        try MORPHO_VAULT.convertToAssets(morphoShares) returns (uint256 morphoAssets) {
-            return A_TOKEN.balanceOf(address(this)) + morphoAssets;
-        } catch {
-            revert MorphoUnreachable();
+        if (fromAave != targetAave) {
+            emit ExitRedirected(
+                wallet, targetAave, targetMorpho, fromAave, fromMorpho, targetMorpho > capacity.morphoWithdrawCap
+            );
         }
+
+        uint256 balanceBefore = USDC.balanceOf(address(this));
+        if (fromAave > 0) AAVE_POOL.withdraw(address(USDC), fromAave, address(this));
+        if (fromMorpho > 0) MORPHO_VAULT.withdraw(fromMorpho, address(this), address(this));
+        received = USDC.balanceOf(address(this)) - balanceBefore;
+        if (received == 0) revert InsufficientVaultLiquidity(gross, 0);
     }
 
-    function _aaveAssetsHeld() private view returns (uint256 held) {
-        try A_TOKEN.balanceOf(address(this)) returns (uint256 balance) {
-            held = balance;
+    /// @dev PROTOCOL.md §4.4 capacity plan. Never reverts: the Morpho view runs under `morphoViewGas`, and only
+    ///      when the router holds Morpho shares.
+    function _capacity() private view returns (VaultCapacity memory capacity) {
+        try A_TOKEN.balanceOf(address(this)) returns (uint256 held) {
+            capacity.aaveAssetsHeld = held;
         } catch {}
+        try USDC.balanceOf(address(A_TOKEN)) returns (uint256 idle) {
+            capacity.aaveIdleLiquidity = idle;
+        } catch {}
+        if (_aaveIsWithdrawable()) {
+            capacity.aaveWithdrawCap = Math.min(capacity.aaveAssetsHeld, capacity.aaveIdleLiquidity);
+        }
+
+        uint256 morphoShares;
+        try MORPHO_VAULT.balanceOf(address(this)) returns (uint256 balance) {
+            morphoShares = balance;
+        } catch {}
+        capacity.morphoReachable = true;
+        if (morphoShares > 0) {
+            try MORPHO_VAULT.convertToAssets{gas: morphoViewGas}(morphoShares) returns (uint256 value) {
+                capacity.morphoAssetsHeld = value;
+            } catch {
+                capacity.morphoReachable = false;
+            }
+        }
+        if (capacity.morphoAssetsHeld > 0) {
+            try MORPHO_VAULT.maxWithdraw(address(this)) returns (uint256 maxOut) {
+                capacity.morphoWithdrawCap = Math.min(capacity.morphoAssetsHeld, maxOut);
+            } catch {}
+        }
+        capacity.totalWithdrawCap = capacity.aaveWithdrawCap + capacity.morphoWithdrawCap;
     }
 
+    /// @dev Active and not paused (a frozen reserve still pays out); a reverting configuration read counts as no.
     function _aaveIsWithdrawable() private view returns (bool) {
         try AAVE_POOL.getConfiguration(address(USDC)) returns (IAaveV3Pool.ReserveConfigurationMap memory config) {
             return config.data & AAVE_ACTIVE_MASK != 0 && config.data & AAVE_PAUSED_MASK == 0;
@@ -525,12 +546,13 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         }
     }
 
-    function _tryMorphoAssetsHeld() private view returns (bool reachable, uint256 assets) {
-        try MORPHO_VAULT.balanceOf{gas: morphoViewGas}(address(this)) returns (uint256 shares) {
-            try MORPHO_VAULT.convertToAssets{gas: morphoViewGas}(shares) returns (uint256 value) {
-                return (true, value);
-            } catch {}
-        } catch {}
-        return (false, 0);
+    /// @dev `shares·(A+V)/(S+V)` rounded down, capped at the assets held.
+    function _sharesToAssets(uint256 shares, uint256 assets, uint256 supply) private pure returns (uint256) {
+        return Math.min(Math.mulDiv(shares, assets + VIRTUAL_OFFSET, supply + VIRTUAL_OFFSET), assets);
+    }
+
+    /// @dev 10 % of the yield, rounded up (the fee collector's `calculateFee`).
+    function _fee(uint256 yieldEarned) private pure returns (uint256) {
+        return Math.mulDiv(yieldEarned, FEE_BPS, BPS_DENOMINATOR, Math.Rounding.Ceil);
     }
 }

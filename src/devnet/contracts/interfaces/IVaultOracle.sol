@@ -22,5 +22,7 @@ interface IVaultOracle {
 
     function lastObservationTime() external view returns (uint256);
 
+    function lastGoodObservationAge() external view returns (uint256);
+
     function recordObservation() external;
 }
