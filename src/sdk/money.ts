@@ -1,5 +1,5 @@
 import { type Address, getAddress, isAddress, maxUint256, zeroAddress } from 'viem'
-import { VaultValidationError } from './errors.js'
+import { VaultValidationError } from './errors/classes.js'
 
 /** USDC (and the share token) have 6 decimals. */
 export const USDC_DECIMALS = 6

@@ -9,7 +9,7 @@ import {
   RpcRequestError,
   TimeoutError,
 } from 'viem'
-import { parseRetryAfter } from './errors.js'
+import { parseRetryAfter } from './errors/rpc.js'
 
 /** Options of {@link vaultHttp}: viem's `http()` options with a bounded, `Retry-After`-aware retry. */
 export type VaultHttpConfig = Omit<HttpTransportConfig, 'retryCount' | 'retryDelay' | 'timeout'> & {

@@ -9,7 +9,7 @@ import {
 import { signTypedData, simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultContext, VaultWalletClient } from '../context.js'
-import { VaultPreconditionError, VaultValidationError } from '../errors.js'
+import { VaultPreconditionError, VaultValidationError } from '../errors/classes.js'
 import {
   assertDepositPossible,
   type DepositChecks,

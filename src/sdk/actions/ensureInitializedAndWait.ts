@@ -1,6 +1,6 @@
 import { type Address, type Hash, isAddressEqual } from 'viem'
 import type { VaultContext } from '../context.js'
-import { VaultPreconditionError } from '../errors.js'
+import { VaultPreconditionError } from '../errors/classes.js'
 import { validateWallet } from '../internal/validate.js'
 import type { WaitOptions } from '../internal/write.js'
 import { initializeAndWait } from './initialize.js'

@@ -2,7 +2,7 @@ import type { Account, Address, Hash } from 'viem'
 import { simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
-import { VaultValidationError } from '../errors.js'
+import { VaultValidationError } from '../errors/classes.js'
 import { guard } from '../internal/read.js'
 import {
   resolveAccount,

@@ -2,7 +2,7 @@ import { type Address, type Hex, maxUint256 } from 'viem'
 import { multicall } from 'viem/actions'
 import { routerAbi, usdcAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
-import { VaultPreconditionError } from '../errors.js'
+import { VaultPreconditionError } from '../errors/classes.js'
 import { formatUsdc } from '../money.js'
 import {
   blockNumberCall,

@@ -2,7 +2,8 @@ import type { MulticallResponse } from 'viem'
 import { multicall3Abi } from '../abis/venues.js'
 import { multicall3Address } from '../chains.js'
 import type { VaultContext } from '../context.js'
-import { toVaultError, type VaultError } from '../errors.js'
+import type { VaultError } from '../errors/classes.js'
+import { toVaultError } from '../errors/toVaultError.js'
 import { type Field, unavailable } from '../field.js'
 
 /** Options for every SDK multicall: per-call failures, Multicall3 at its canonical address, one `eth_call`. */

@@ -2,7 +2,7 @@ import type { Address } from 'viem'
 import { multicall } from 'viem/actions'
 import { routerAbi, shareTokenAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
-import { VaultPreconditionError, VaultValidationError } from '../errors.js'
+import { VaultPreconditionError, VaultValidationError } from '../errors/classes.js'
 import { formatUsdc } from '../money.js'
 import {
   blockNumberCall,

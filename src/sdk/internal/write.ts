@@ -15,7 +15,8 @@ import {
 } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultContext, VaultWalletClient } from '../context.js'
-import { toVaultError, VaultContractError, VaultTransactionError } from '../errors.js'
+import { VaultContractError, VaultTransactionError } from '../errors/classes.js'
+import { toVaultError } from '../errors/toVaultError.js'
 import { guard } from './read.js'
 
 /** Options every `…AndWait` write accepts. */
