@@ -15,7 +15,7 @@ import {
   type DepositChecks,
   readDepositChecks,
 } from '../internal/depositPreflight.js'
-import { guard } from '../internal/read.js'
+import { type DecodeContext, guard } from '../internal/read.js'
 import {
   applySlippage,
   resolveAccount,
@@ -147,8 +147,9 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
     )
   }
   const minSharesOut = minSharesOverride ?? applySlippage(checks.expectedShares, slippageBps)
+  const decode: DecodeContext = { ...ctx, morphoReachable: checks.morphoReachable }
   const simulateDeposit = () =>
-    guard(ctx, 'Deposit simulation', () =>
+    guard(decode, 'Deposit simulation', () =>
       simulateContract(ctx.publicClient, {
         account,
         address: ctx.addresses.router,
@@ -161,7 +162,7 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
   if (checks.allowance >= amount) {
     const { request } = await simulateDeposit()
     return {
-      hash: await sendRequest(ctx, walletClient, account, request, 'Deposit'),
+      hash: await sendRequest(decode, walletClient, account, request, 'Deposit'),
       wallet,
       method: 'deposit',
     }
@@ -170,7 +171,7 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
   const ownWallet = isAddressEqual(wallet, address)
   if ((params.permit ?? 'auto') === 'auto' && ownWallet) {
     const hash = await tryPermitDeposit(
-      ctx,
+      decode,
       walletClient,
       account,
       wallet,
@@ -190,7 +191,7 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
   const approval = await approveUsdcAndWait(ctx, { amount, account })
   const { request } = await simulateDeposit()
   return {
-    hash: await sendRequest(ctx, walletClient, account, request, 'Deposit'),
+    hash: await sendRequest(decode, walletClient, account, request, 'Deposit'),
     wallet,
     method: 'deposit',
     approvalTxHash: approval.txHash,
@@ -199,7 +200,7 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
 
 /** Deposits with an EIP-2612 permit when the USDC supports it; `undefined` means "use approve instead". */
 async function tryPermitDeposit(
-  ctx: VaultContext,
+  ctx: DecodeContext,
   walletClient: VaultWalletClient,
   account: Account | Address,
   wallet: Address,

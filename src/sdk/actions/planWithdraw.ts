@@ -68,7 +68,8 @@ export async function planWithdraw(
   const target = parseWithdrawTarget(params)
   const bps = validateSlippage(params.slippageBps ?? slippageBps)
   const quote = await quoteWithdraw(ctx, wallet, target, bps, 'Withdrawal plan')
-  const { result } = await guard(ctx, 'Withdrawal simulation', () =>
+  const decode = { ...ctx, morphoReachable: quote.morphoReachable }
+  const { result } = await guard(decode, 'Withdrawal simulation', () =>
     simulateContract(ctx.publicClient, {
       account: wallet,
       address: ctx.addresses.router,

@@ -3,7 +3,7 @@ import { simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
 import { VaultValidationError } from '../errors/classes.js'
-import { guard } from '../internal/read.js'
+import { type DecodeContext, guard } from '../internal/read.js'
 import {
   resolveAccount,
   validateSlippage,
@@ -115,7 +115,8 @@ async function executeWithdraw(
   }
   const quote = await quoteWithdraw(ctx, wallet, target, slippageBps, 'Withdrawal')
   const minUsdcOut = minUsdcOverride ?? quote.minUsdcOut
-  const { request } = await guard(ctx, 'Withdrawal simulation', () =>
+  const decode: DecodeContext = { ...ctx, morphoReachable: quote.morphoReachable }
+  const { request } = await guard(decode, 'Withdrawal simulation', () =>
     simulateContract(ctx.publicClient, {
       account,
       address: ctx.addresses.router,
@@ -124,5 +125,5 @@ async function executeWithdraw(
       args: [quote.shares, wallet, minUsdcOut],
     }),
   )
-  return { hash: await sendRequest(ctx, walletClient, account, request, 'Withdrawal'), wallet }
+  return { hash: await sendRequest(decode, walletClient, account, request, 'Withdrawal'), wallet }
 }

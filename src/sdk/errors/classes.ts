@@ -15,8 +15,9 @@ type VaultErrorOptions = {
  * whether retrying the same call later can succeed (`retryable`), and `details`.
  *
  * The message never contains an RPC URL's credentials/path/query or a private key. `cause` is a
- * redacted summary of the underlying error; the original is kept, non-enumerable, on `rawCause`
- * (do not log it: RPC libraries put full URLs in their messages).
+ * redacted summary of the underlying error (its name and message), or the `VaultError` it came from.
+ * The original error is not kept anywhere on the object, hidden properties included: RPC libraries put
+ * full URLs, keys and all, in their messages and fields.
  *
  * @example
  * try { await vault.depositAndWait({ amount: 1n }) }
@@ -28,7 +29,6 @@ export class VaultError extends Error {
   readonly category: VaultErrorCategory
   readonly retryable: boolean
   readonly details: VaultErrorDetails
-  declare readonly rawCause: unknown
 
   constructor(message: string, options: VaultErrorOptions) {
     super(
@@ -44,7 +44,6 @@ export class VaultError extends Error {
     this.category = options.category
     this.retryable = options.retryable ?? false
     this.details = options.details ?? {}
-    Object.defineProperty(this, 'rawCause', { value: options.cause, enumerable: false })
   }
 
   /** A JSON-safe view (bigints become decimal strings). */
@@ -157,11 +156,26 @@ export class VaultContractError extends VaultError {
   }
 }
 
-/** A transaction was sent but failed, its log was missing, or the wallet refused to sign or pay gas. */
+/**
+ * A transaction was sent but failed, its log was missing, the wallet refused to sign or pay gas, or the
+ * node refused it because another sender took its nonce (`NONCE_CONFLICT`, retryable).
+ */
 export class VaultTransactionError extends VaultError {
   override name = 'VaultTransactionError'
-  constructor(code: VaultErrorCode, message: string, details?: VaultErrorDetails, cause?: unknown) {
-    super(message, { code, category: 'transaction', ...(details ? { details } : {}), cause })
+  constructor(
+    code: VaultErrorCode,
+    message: string,
+    details?: VaultErrorDetails,
+    cause?: unknown,
+    options: { retryable?: boolean } = {},
+  ) {
+    super(message, {
+      code,
+      category: 'transaction',
+      retryable: options.retryable ?? false,
+      ...(details ? { details } : {}),
+      cause,
+    })
   }
 }
 

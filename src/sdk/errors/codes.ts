@@ -72,6 +72,7 @@ export const vaultErrorCodes = [
   'RECEIPT_TIMEOUT',
   'USER_REJECTED',
   'INSUFFICIENT_FUNDS_FOR_GAS',
+  'NONCE_CONFLICT',
   // rpc
   'RPC_RATE_LIMITED',
   'RPC_TIMEOUT',

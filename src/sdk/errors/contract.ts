@@ -6,8 +6,9 @@ import {
   isHex,
 } from 'viem'
 import { vaultErrorsAbi } from '../abis/index.js'
+import { formatUsdc } from '../money.js'
 import { redactSecrets } from '../redact.js'
-import { VaultContractError, type VaultContractRole } from './classes.js'
+import { VaultContractError, type VaultContractRole, type VaultError } from './classes.js'
 import type { VaultErrorCode, VaultErrorDetails } from './codes.js'
 
 /*
@@ -15,11 +16,21 @@ import type { VaultErrorCode, VaultErrorDetails } from './codes.js'
  * revert data into a `VaultContractError`.
  */
 
-type ErrorInfo = { code: VaultErrorCode; message: (args: readonly unknown[]) => string }
+type ErrorInfo = {
+  code: VaultErrorCode
+  /** `functionName` is the function that reverted, when known (the same error means shares or USDC). */
+  message: (args: readonly unknown[], functionName: string | undefined) => string
+}
 
-const usdc = (value: unknown) => (typeof value === 'bigint' ? `${fmt6(value)} USDC` : String(value))
+/** An amount argument in USDC (`12.5 USDC`), never bare base units. */
+const usdc = (value: unknown) =>
+  typeof value === 'bigint' ? `${formatUsdc(value)} USDC` : String(value)
+/** A share amount argument (`12.5 shares`; shares have 6 decimals like USDC). */
 const shares = (value: unknown) =>
-  typeof value === 'bigint' ? `${fmt6(value)} shares` : String(value)
+  typeof value === 'bigint' ? `${formatUsdc(value)} shares` : String(value)
+
+const morphoUnreachable =
+  "The Morpho venue can't be valued right now (its vault does not answer), so the router refuses. Try again later."
 
 /**
  * Every named error of the router, oracle, fee collector and share token (plus the OpenZeppelin and
@@ -90,8 +101,15 @@ const contractErrors: Record<string, ErrorInfo> = {
   },
   SlippageExceeded: {
     code: 'SLIPPAGE_EXCEEDED',
-    message: ([received, minimum]) =>
-      `Slippage exceeded: the call would give ${fmt(received)}, below the minimum of ${fmt(minimum)}.`,
+    message: ([received, minimum], functionName) => {
+      if (functionName === 'withdraw') {
+        return `Slippage exceeded: the withdrawal would pay ${usdc(received)}, below the minimum of ${usdc(minimum)}.`
+      }
+      if (functionName === 'deposit' || functionName === 'depositWithPermit') {
+        return `Slippage exceeded: the deposit would mint ${shares(received)}, below the minimum of ${shares(minimum)}.`
+      }
+      return `Slippage exceeded: the call would give ${amount6(received)}, below the minimum of ${amount6(minimum)} (shares for a deposit, USDC for a withdrawal).`
+    },
   },
   InvalidSignature: { code: 'INVALID_SIGNATURE', message: () => 'The signature is invalid.' },
   NoSafeRoute: {
@@ -110,12 +128,12 @@ const contractErrors: Record<string, ErrorInfo> = {
   },
   MorphoUnreachable: {
     code: 'MORPHO_UNREACHABLE',
-    message: () => 'The lending vault (Morpho) cannot be valued right now, so the router refuses.',
+    message: () => morphoUnreachable,
   },
   MorphoViewGasOutOfBounds: {
     code: 'CONTRACT_REVERT',
     message: ([provided, min, max]) =>
-      `Morpho view gas ${fmt(provided)} is outside [${fmt(min)}, ${fmt(max)}].`,
+      `Morpho view gas ${String(provided)} is outside [${String(min)}, ${String(max)}].`,
   },
   NoSafeVault: {
     code: 'NO_SAFE_VAULT',
@@ -140,12 +158,12 @@ const contractErrors: Record<string, ErrorInfo> = {
   ERC20InsufficientBalance: {
     code: 'INSUFFICIENT_USDC',
     message: ([sender, balance, needed]) =>
-      `Token balance too low: ${String(sender)} has ${fmt6Unknown(balance)}, needs ${fmt6Unknown(needed)}.`,
+      `USDC balance too low: ${String(sender)} has ${usdc(balance)}, needs ${usdc(needed)}.`,
   },
   ERC20InsufficientAllowance: {
     code: 'INSUFFICIENT_ALLOWANCE',
     message: ([spender, allowance, needed]) =>
-      `Token allowance too low: ${String(spender)} may spend ${fmt6Unknown(allowance)}, needs ${fmt6Unknown(needed)}.`,
+      `USDC allowance too low: ${String(spender)} may spend ${usdc(allowance)}, needs ${usdc(needed)}.`,
   },
   ERC2612ExpiredSignature: {
     code: 'PERMIT_EXPIRED',
@@ -158,26 +176,62 @@ const contractErrors: Record<string, ErrorInfo> = {
 }
 
 /**
+ * The reason strings the live USDCs revert with (PROTOCOL.md §4.3): Circle's USDC on Base and Aave's
+ * test USDC on Base Sepolia both say these, where an OpenZeppelin 5 token has the `ERC20…` errors above.
+ */
+const reasonStrings: Record<string, { code: VaultErrorCode; message: string }> = {
+  'ERC20: transfer amount exceeds balance': {
+    code: 'INSUFFICIENT_USDC',
+    message: "The wallet's USDC balance is below the amount to transfer.",
+  },
+  'ERC20: transfer amount exceeds allowance': {
+    code: 'INSUFFICIENT_ALLOWANCE',
+    message: "The router's USDC allowance is below the amount to transfer: approve it first.",
+  },
+}
+
+/**
  * Describes a decoded contract error: its stable code and a sentence.
  *
- * @param errorName - The Solidity error name.
+ * Besides the named errors of the vault contracts, it knows Solidity's `Error(string)` (the live
+ * USDCs' reason strings get the codes of the named errors they mean) and `Panic(uint256)`.
+ *
+ * @param errorName - The Solidity error name (`Error` for a reason string, `Panic` for a panic).
  * @param args - The decoded arguments.
+ * @param options - `functionName`: the function that reverted, which tells shares from USDC.
  * @returns `{ code, message }`; unknown names map to `CONTRACT_REVERT`.
  * @example
  * describeContractError('InvalidAmount', []).code // 'BELOW_MIN_DEPOSIT'
+ * describeContractError('Error', ['ERC20: transfer amount exceeds balance']).code // 'INSUFFICIENT_USDC'
  */
 export function describeContractError(
   errorName: string,
   args: readonly unknown[] = [],
+  options: { functionName?: string | undefined } = {},
 ): { code: VaultErrorCode; message: string } {
+  if (errorName === 'Error') {
+    const reason = String(args[0] ?? '')
+    const known = reasonStrings[reason]
+    if (known)
+      return { code: known.code, message: `${known.message} (The token said "${reason}".)` }
+    return {
+      code: 'CONTRACT_REVERT',
+      message: `The contract reverted: ${redactSecrets(reason, { hideHex32: true })}.`,
+    }
+  }
+  if (errorName === 'Panic') {
+    const code = typeof args[0] === 'bigint' ? ` (Solidity panic 0x${args[0].toString(16)})` : ''
+    return { code: 'CONTRACT_PANIC', message: `The contract panicked${code}.` }
+  }
   const info = contractErrors[errorName]
-  if (info) return { code: info.code, message: info.message(args) }
-  const shown = args.length ? `(${args.map(fmt).join(', ')})` : '()'
+  if (info) return { code: info.code, message: info.message(args, options.functionName) }
+  const shown = args.length ? `(${args.map(String).join(', ')})` : '()'
   return { code: 'CONTRACT_REVERT', message: `The contract reverted with ${errorName}${shown}.` }
 }
 
 /**
- * Decodes raw revert data (`0x` + selector + arguments) against every vault ABI.
+ * Decodes raw revert data (`0x` + selector + arguments) against every vault ABI, and Solidity's own
+ * `Error(string)` and `Panic(uint256)`.
  *
  * @param data - The revert data.
  * @param abi - Extra ABI to try first.
@@ -200,6 +254,7 @@ export function decodeVaultError(
   return undefined
 }
 
+/** Where a revert happened, to name it in the error. */
 export type RevertContext = {
   contract: VaultContractRole | undefined
   functionName: string | undefined
@@ -207,44 +262,17 @@ export type RevertContext = {
   cause: unknown
 }
 
+/** A revert viem decoded against the called contract's ABI (or could not: then the raw data is decoded). */
 export function fromRevert(
   reverted: ContractFunctionRevertedError,
   ctx: RevertContext,
 ): VaultContractError {
-  const name = reverted.data?.errorName
-  if (name && name !== 'Error' && name !== 'Panic') {
-    return contractError(name, (reverted.data?.args ?? []) as readonly unknown[], ctx)
-  }
-  if (name === 'Panic') {
-    const panicCode = reverted.data?.args?.[0]
-    return new VaultContractError(
-      'CONTRACT_PANIC',
-      `${ctx.prefix}The contract panicked${reverted.reason ? `: ${reverted.reason}` : ''}.`,
-      {
-        errorName: 'Panic',
-        args: panicCode === undefined ? [] : [panicCode],
-        contract: ctx.contract,
-        details: fnDetails(ctx),
-        cause: ctx.cause,
-      },
-    )
-  }
-  if (reverted.reason !== undefined) {
-    return new VaultContractError(
-      'CONTRACT_REVERT',
-      `${ctx.prefix}The contract reverted: ${redactSecrets(reverted.reason, { hideHex32: true })}.`,
-      {
-        errorName: 'Error',
-        args: [reverted.reason],
-        contract: ctx.contract,
-        details: { ...fnDetails(ctx), reason: reverted.reason },
-        cause: ctx.cause,
-      },
-    )
-  }
+  const errorName = reverted.data?.errorName
+  if (errorName) return contractError(errorName, (reverted.data?.args ?? []) as unknown[], ctx)
   return fromRevertData(reverted.raw, ctx)
 }
 
+/** Raw revert data: a known error (named, reason string, panic), an unknown selector, or nothing. */
 export function fromRevertData(data: Hex | undefined, ctx: RevertContext): VaultContractError {
   if (data && isHex(data) && data.length >= 10) {
     const decoded = decodeVaultError(data)
@@ -270,18 +298,37 @@ export function fromRevertData(data: Hex | undefined, ctx: RevertContext): Vault
   )
 }
 
+/**
+ * Names a revert that no vault ABI knows, raised while `withdrawCapacity()` says the Morpho vault does
+ * not answer: on the live router such a revert is the Morpho vault's own error passed through
+ * (PROTOCOL.md §4.3 step 5, §3 "Failure coupling"). Anything else is returned as it is.
+ */
+export function asMorphoUnreachable(error: VaultError, prefix: string): VaultError {
+  if (!(error instanceof VaultContractError)) return error
+  if (error.code !== 'CONTRACT_REVERT' || error.errorName !== undefined) return error
+  return new VaultContractError('MORPHO_UNREACHABLE', `${prefix}${morphoUnreachable}`, {
+    contract: error.contract,
+    details: { ...error.details, morphoReachable: false },
+    cause: error,
+    retryable: true,
+  })
+}
+
 function contractError(
   errorName: string,
   args: readonly unknown[],
   ctx: RevertContext,
 ): VaultContractError {
-  const described = describeContractError(errorName, args)
+  const described = describeContractError(errorName, args, { functionName: ctx.functionName })
+  const reason = errorName === 'Error' ? { reason: String(args[0] ?? '') } : {}
   return new VaultContractError(described.code, `${ctx.prefix}${described.message}`, {
     errorName,
     args,
     contract: ctx.contract,
-    details: fnDetails(ctx),
+    details: { ...fnDetails(ctx), ...reason },
     cause: ctx.cause,
+    // The venue answers again on its own; the same call can then succeed.
+    retryable: described.code === 'MORPHO_UNREACHABLE',
   })
 }
 
@@ -303,17 +350,7 @@ export function revertDataOf(value: unknown): Hex | undefined {
   return typeof hex === 'string' && isHex(hex) && hex.length >= 10 ? hex : undefined
 }
 
-function fmt6(value: bigint): string {
-  const negative = value < 0n
-  const abs = negative ? -value : value
-  const fraction = (abs % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '')
-  return `${negative ? '-' : ''}${abs / 1_000_000n}${fraction ? `.${fraction}` : ''}`
-}
-
-function fmt6Unknown(value: unknown): string {
-  return typeof value === 'bigint' ? fmt6(value) : String(value)
-}
-
-function fmt(value: unknown): string {
-  return typeof value === 'bigint' ? value.toString() : String(value)
+/** A 6-decimal amount whose unit the caller does not know (shares or USDC). */
+function amount6(value: unknown): string {
+  return typeof value === 'bigint' ? formatUsdc(value) : String(value)
 }

@@ -11,6 +11,8 @@ import {
   guard,
   multicallOptions,
   resultValue,
+  withdrawCapacityCall,
+  withMorphoReachability,
 } from './read.js'
 import { applySlippage, validateAmount } from './validate.js'
 
@@ -51,6 +53,8 @@ export type WithdrawQuote = {
   expectedUsdcOut: bigint
   /** The least USDC accepted; never below `amount` when withdrawing by amount. */
   minUsdcOut: bigint
+  /** `withdrawCapacity().morphoReachable` at that block; `undefined` when that read failed. */
+  morphoReachable: boolean | undefined
 }
 
 /**
@@ -80,7 +84,7 @@ export async function quoteWithdraw(
           functionName: 'previewRedeem',
           args: [target.shares, wallet],
         } as const)
-  const [bn, ts, registered, balance, previewResult] = await guard(ctx, action, () =>
+  const [bn, ts, registered, balance, previewResult, capacity] = await guard(ctx, action, () =>
     multicall(ctx.publicClient, {
       ...multicallOptions,
       contracts: [
@@ -89,18 +93,21 @@ export async function quoteWithdraw(
         { address: router, abi: routerAbi, functionName: 'authorizedWallets', args: [wallet] },
         { address: shareToken, abi: shareTokenAbi, functionName: 'balanceOf', args: [wallet] },
         preview,
+        withdrawCapacityCall(ctx),
       ],
     }),
   )
   const { blockNumber } = blockOf(ctx, bn, ts, action)
-  if (!resultValue(ctx, registered, action)) {
+  const decode = withMorphoReachability(ctx, capacity)
+  const { morphoReachable } = decode
+  if (!resultValue(decode, registered, action)) {
     throw new VaultPreconditionError(
       'WALLET_NOT_REGISTERED',
       `Wallet ${wallet} is not registered with the vault router, so it has nothing to withdraw.`,
       { wallet },
     )
   }
-  const shareBalance = resultValue(ctx, balance, action)
+  const shareBalance = resultValue(decode, balance, action)
   if (target.mode === 'shares' && target.shares > shareBalance) {
     throw new VaultPreconditionError(
       'INSUFFICIENT_SHARES',
@@ -108,7 +115,7 @@ export async function quoteWithdraw(
       { requested: target.shares, available: shareBalance },
     )
   }
-  const previewed = resultValue(ctx, previewResult as never, action) as bigint
+  const previewed = resultValue(decode, previewResult as never, action) as bigint
   if (target.mode === 'amount') {
     if (previewed > shareBalance) {
       throw new VaultPreconditionError(
@@ -124,6 +131,7 @@ export async function quoteWithdraw(
       shareBalance,
       expectedUsdcOut: target.amount,
       minUsdcOut: target.amount,
+      morphoReachable,
     }
   }
   return {
@@ -133,5 +141,6 @@ export async function quoteWithdraw(
     shareBalance,
     expectedUsdcOut: previewed,
     minUsdcOut: applySlippage(previewed, slippageBps),
+    morphoReachable,
   }
 }

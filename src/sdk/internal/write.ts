@@ -1,7 +1,9 @@
 import {
   type Account,
   type Address,
+  decodeFunctionData,
   type Hash,
+  type Hex,
   isAddressEqual,
   parseEventLogs,
   type TransactionReceipt,
@@ -17,7 +19,7 @@ import { routerAbi } from '../abis/index.js'
 import type { VaultContext, VaultWalletClient } from '../context.js'
 import { VaultContractError, VaultTransactionError } from '../errors/classes.js'
 import { toVaultError } from '../errors/toVaultError.js'
-import { guard } from './read.js'
+import { type DecodeContext, guard } from './read.js'
 
 /** Options every `…AndWait` write accepts. */
 export type WaitOptions = {
@@ -49,7 +51,7 @@ export function withGasMargin(estimate: bigint): bigint {
  * {@link withGasMargin}; errors become `VaultError`s.
  */
 export async function sendRequest(
-  ctx: VaultContext,
+  ctx: DecodeContext,
   walletClient: VaultWalletClient,
   account: Account | Address,
   request: object,
@@ -98,15 +100,24 @@ export async function waitForSuccess(
     throw converted
   }
   if (receipt.status !== 'success') {
-    const revert = await replayRevert(ctx, hash, receipt)
+    const replayed = await replayRevert(ctx, hash, receipt)
+    const revert = replayed?.revert
+    // The code stays TRANSACTION_REVERTED (gas was spent); what the revert means is in
+    // `details.revertCode` and in the cause, decoded like a simulation's.
     throw new VaultTransactionError(
       'TRANSACTION_REVERTED',
-      `${action}: transaction ${hash} reverted on chain${revert ? `: ${revert.message}` : '.'}`,
+      `${action}: transaction ${hash} reverted on chain${replayed ? `: ${replayed.message}` : '.'}`,
       {
         txHash: hash,
         blockNumber: receipt.blockNumber,
-        ...(revert?.errorName ? { errorName: revert.errorName, args: revert.args } : {}),
+        ...(revert
+          ? {
+              revertCode: revert.code,
+              ...(revert.errorName ? { errorName: revert.errorName, args: revert.args } : {}),
+            }
+          : {}),
       },
+      revert,
     )
   }
   return receipt
@@ -151,18 +162,20 @@ export function requireRouterEvent<const eventName extends WalletEventName>(
 /**
  * Best effort: replays a reverted transaction as an `eth_call` on the state before its block to learn
  * why it reverted (other transactions earlier in the same block may make the replay differ).
+ *
+ * @returns Why, as a sentence, with the decoded revert when there is one.
  */
 async function replayRevert(
   ctx: VaultContext,
   hash: Hash,
   receipt: TransactionReceipt,
-): Promise<{ message: string; errorName?: string; args: readonly unknown[] } | undefined> {
+): Promise<{ message: string; revert?: VaultContractError } | undefined> {
+  let functionName: string | undefined
   try {
     const tx = await getTransaction(ctx.publicClient, { hash })
-    if (receipt.gasUsed >= tx.gas) {
-      return { message: `it ran out of gas (limit ${tx.gas})`, args: [] }
-    }
+    if (receipt.gasUsed >= tx.gas) return { message: `it ran out of gas (limit ${tx.gas})` }
     if (!tx.to) return undefined
+    functionName = routerFunctionOf(tx.input)
     await call(ctx.publicClient, {
       account: tx.from,
       to: tx.to,
@@ -172,12 +185,17 @@ async function replayRevert(
     })
     return undefined
   } catch (error) {
-    const converted = toVaultError(error, { addresses: ctx.addresses })
-    if (!(converted instanceof VaultContractError)) return undefined
-    return {
-      message: converted.message,
-      ...(converted.errorName ? { errorName: converted.errorName } : {}),
-      args: converted.args,
-    }
+    // The function name tells a deposit's slippage (in shares) from a withdrawal's (in USDC).
+    const revert = toVaultError(error, { addresses: ctx.addresses, functionName })
+    return revert instanceof VaultContractError ? { message: revert.message, revert } : undefined
+  }
+}
+
+/** The router function a transaction's input calls, when it calls one. */
+function routerFunctionOf(input: Hex): string | undefined {
+  try {
+    return decodeFunctionData({ abi: routerAbi, data: input }).functionName
+  } catch {
+    return undefined
   }
 }
