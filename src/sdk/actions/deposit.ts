@@ -9,7 +9,8 @@ import {
 import { signTypedData, simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultContext, VaultWalletClient } from '../context.js'
-import { VaultPreconditionError, VaultValidationError } from '../errors/classes.js'
+import { VaultError, VaultPreconditionError, VaultValidationError } from '../errors/classes.js'
+import type { VaultErrorCode } from '../errors/codes.js'
 import {
   assertDepositPossible,
   type DepositChecks,
@@ -25,13 +26,22 @@ import {
   validateWallet,
 } from '../internal/validate.js'
 import {
+  type PreparedWrite,
+  prepareWrite,
   requireRouterEvent,
+  sendPrepared,
   sendRequest,
   type WaitOptions,
   waitForSuccess,
 } from '../internal/write.js'
+import {
+  assertSlotFor,
+  holdUntilMined,
+  runExclusive,
+  type WriteSlot,
+} from '../internal/writeQueue.js'
 import { formatUsdc } from '../money.js'
-import { approveUsdcAndWait } from './approveUsdc.js'
+import { approveUsdcAndWaitIn } from './approveUsdc.js'
 import type { VenueName } from './getYield.js'
 
 export type DepositParameters = {
@@ -89,8 +99,12 @@ type Executed = { hash: Hash; wallet: Address; method: DepositMethod; approvalTx
  * @example
  * const hash = await vault.deposit({ amount: parseUsdc('25') })
  */
-export async function deposit(ctx: VaultContext, params: DepositParameters): Promise<Hash> {
-  return (await executeDeposit(ctx, params)).hash
+export function deposit(ctx: VaultContext, params: DepositParameters): Promise<Hash> {
+  return runExclusive(ctx, params.account, async (slot) => {
+    const { hash } = await executeDeposit(slot, ctx, params)
+    holdUntilMined(slot, ctx, hash)
+    return hash
+  })
 }
 
 /**
@@ -102,11 +116,28 @@ export async function deposit(ctx: VaultContext, params: DepositParameters): Pro
  * @example
  * const { txHash, sharesMinted } = await vault.depositAndWait({ amount: parseUsdc('25') })
  */
-export async function depositAndWait(
+export function depositAndWait(
   ctx: VaultContext,
   params: DepositParameters & WaitOptions,
 ): Promise<DepositResult> {
-  const executed = await executeDeposit(ctx, params)
+  return runExclusive(ctx, params.account, (slot) => depositAndWaitIn(slot, ctx, params))
+}
+
+/**
+ * The body of {@link depositAndWait} for a caller that already holds the account's write slot (see
+ * `runExclusive`): the seller sweeper reads the balance and deposits in one slot.
+ *
+ * @param slot - The sending account's write slot.
+ * @param ctx - The vault client, with a wallet client.
+ * @param params - As `depositAndWait`.
+ * @returns As `depositAndWait`.
+ */
+export async function depositAndWaitIn(
+  slot: WriteSlot,
+  ctx: VaultContext,
+  params: DepositParameters & WaitOptions,
+): Promise<DepositResult> {
+  const executed = await executeDeposit(slot, ctx, params)
   const receipt = await waitForSuccess(ctx, executed.hash, 'Deposit', params)
   const log = requireRouterEvent(ctx, receipt, 'Deposited', executed.wallet, 'Deposit')
   return {
@@ -122,8 +153,13 @@ export async function depositAndWait(
   }
 }
 
-async function executeDeposit(ctx: VaultContext, params: DepositParameters): Promise<Executed> {
+async function executeDeposit(
+  slot: WriteSlot,
+  ctx: VaultContext,
+  params: DepositParameters,
+): Promise<Executed> {
   const { walletClient, account, address } = resolveAccount(ctx, params.account)
+  assertSlotFor(slot, ctx, address)
   const wallet = params.wallet === undefined ? address : validateWallet(params.wallet)
   const amount = validateAmount(params.amount)
   const slippageBps = validateSlippage(params.slippageBps)
@@ -188,7 +224,7 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
       { allowance: checks.allowance, amount, shortfall: amount - checks.allowance },
     )
   }
-  const approval = await approveUsdcAndWait(ctx, { amount, account })
+  const approval = await approveUsdcAndWaitIn(slot, ctx, { amount, account })
   const { request } = await simulateDeposit()
   return {
     hash: await sendRequest(decode, walletClient, account, request, 'Deposit'),
@@ -198,7 +234,12 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
   }
 }
 
-/** Deposits with an EIP-2612 permit when the USDC supports it; `undefined` means "use approve instead". */
+/**
+ * Deposits with an EIP-2612 permit when the USDC supports it; `undefined` means "use approve instead":
+ * the USDC has no usable permit, or the permit deposit's simulation or gas estimate fails for a reason
+ * an approval fixes (the router swallows a failed permit and then finds no allowance; the signature or
+ * its nonce may be stale because another sender used the permit first).
+ */
 async function tryPermitDeposit(
   ctx: DecodeContext,
   walletClient: VaultWalletClient,
@@ -253,9 +294,9 @@ async function tryPermitDeposit(
   )
   const { r, s, v, yParity } = parseSignature(signature)
   const vByte = Number(v ?? BigInt(yParity + 27))
-  let request: object
+  let prepared: PreparedWrite
   try {
-    ;({ request } = await guard(ctx, 'Deposit (permit) simulation', () =>
+    const { request } = await guard(ctx, 'Deposit (permit) simulation', () =>
       simulateContract(ctx.publicClient, {
         account,
         address: ctx.addresses.router,
@@ -263,17 +304,18 @@ async function tryPermitDeposit(
         functionName: 'depositWithPermit',
         args: [amount, wallet, deadline, vByte, r, s, minSharesOut],
       }),
-    ))
-  } catch (error) {
-    // The router swallows a failed permit and then finds no allowance: fall back to approve.
-    const code = (error as { code?: string }).code
-    if (
-      code === 'INSUFFICIENT_ALLOWANCE' ||
-      code === 'INVALID_SIGNATURE' ||
-      code === 'PERMIT_EXPIRED'
     )
-      return undefined
+    prepared = await prepareWrite(ctx, account, request, 'Deposit (permit)')
+  } catch (error) {
+    if (error instanceof VaultError && approvalFixes.has(error.code)) return undefined
     throw error
   }
-  return sendRequest(ctx, walletClient, account, request, 'Deposit (permit)')
+  return sendPrepared(ctx, walletClient, prepared, 'Deposit (permit)')
 }
+
+/** Why a permit deposit can fail where approve-then-deposit works. */
+const approvalFixes = new Set<VaultErrorCode>([
+  'INSUFFICIENT_ALLOWANCE',
+  'INVALID_SIGNATURE',
+  'PERMIT_EXPIRED',
+])

@@ -17,6 +17,12 @@ import {
   type WaitOptions,
   waitForSuccess,
 } from '../internal/write.js'
+import {
+  assertSlotFor,
+  holdUntilMined,
+  runExclusive,
+  type WriteSlot,
+} from '../internal/writeQueue.js'
 
 /**
  * A withdrawal: by `amount` (USDC the wallet receives at least, after the fee) or by `shares`
@@ -61,8 +67,12 @@ export type WithdrawResult = {
  * @example
  * await vault.withdraw({ amount: parseUsdc('5') })
  */
-export async function withdraw(ctx: VaultContext, params: WithdrawParameters): Promise<Hash> {
-  return (await executeWithdraw(ctx, params)).hash
+export function withdraw(ctx: VaultContext, params: WithdrawParameters): Promise<Hash> {
+  return runExclusive(ctx, params.account, async (slot) => {
+    const { hash } = await executeWithdraw(slot, ctx, params)
+    holdUntilMined(slot, ctx, hash)
+    return hash
+  })
 }
 
 /**
@@ -74,29 +84,33 @@ export async function withdraw(ctx: VaultContext, params: WithdrawParameters): P
  * @example
  * const { usdcReturned } = await vault.withdrawAndWait({ shares: 1_000_000n })
  */
-export async function withdrawAndWait(
+export function withdrawAndWait(
   ctx: VaultContext,
   params: WithdrawParameters & WaitOptions,
 ): Promise<WithdrawResult> {
-  const { hash, wallet } = await executeWithdraw(ctx, params)
-  const receipt = await waitForSuccess(ctx, hash, 'Withdrawal', params)
-  const log = requireRouterEvent(ctx, receipt, 'Withdrawn', wallet, 'Withdrawal')
-  return {
-    txHash: hash,
-    wallet,
-    sharesBurned: log.args.dvUsdcBurned,
-    usdcReturned: log.args.usdcReturned,
-    yieldEarned: log.args.yieldEarned,
-    feePaid: log.args.feePaid,
-    blockNumber: receipt.blockNumber,
-  }
+  return runExclusive(ctx, params.account, async (slot) => {
+    const { hash, wallet } = await executeWithdraw(slot, ctx, params)
+    const receipt = await waitForSuccess(ctx, hash, 'Withdrawal', params)
+    const log = requireRouterEvent(ctx, receipt, 'Withdrawn', wallet, 'Withdrawal')
+    return {
+      txHash: hash,
+      wallet,
+      sharesBurned: log.args.dvUsdcBurned,
+      usdcReturned: log.args.usdcReturned,
+      yieldEarned: log.args.yieldEarned,
+      feePaid: log.args.feePaid,
+      blockNumber: receipt.blockNumber,
+    }
+  })
 }
 
 async function executeWithdraw(
+  slot: WriteSlot,
   ctx: VaultContext,
   params: WithdrawParameters,
 ): Promise<{ hash: Hash; wallet: Address }> {
   const { walletClient, account, address } = resolveAccount(ctx, params.account)
+  assertSlotFor(slot, ctx, address)
   const wallet = params.wallet === undefined ? address : validateWallet(params.wallet)
   const target = parseWithdrawTarget(params)
   const slippageBps = validateSlippage(params.slippageBps)

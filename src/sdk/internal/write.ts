@@ -12,6 +12,7 @@ import {
   call,
   estimateContractGas,
   getTransaction,
+  getTransactionCount,
   waitForTransactionReceipt,
   writeContract,
 } from 'viem/actions'
@@ -46,9 +47,61 @@ export function withGasMargin(estimate: bigint): bigint {
   return estimate + (percent > GAS_MARGIN_MIN ? percent : GAS_MARGIN_MIN)
 }
 
+/** A simulated request with its gas limit and nonce, ready to send. */
+export type PreparedWrite = {
+  params: Record<string, unknown>
+  gas: bigint
+  nonce: number
+}
+
 /**
- * Sends a simulated request (from `simulateContract`) with the wallet client and the gas limit of
- * {@link withGasMargin}; errors become `VaultError`s.
+ * Estimates a simulated request's gas and reads the sender's nonce, in one parallel step. A failed
+ * estimate throws here, so a write that would fail is refused before anything is sent.
+ *
+ * The nonce is the account's transaction count at the latest block, not the pending one. In one
+ * process the write queue has waited for every earlier write's receipt, so that is the next nonce.
+ * When another process sends with the same key at the same time, both pick the same nonce and the node
+ * refuses the later one (`NONCE_CONFLICT`, safe to retry): nothing is mined that was simulated against
+ * a state the other transaction changes. The explicit nonce also bypasses an account's viem
+ * `nonceManager`, which counts pending transactions.
+ */
+export async function prepareWrite(
+  ctx: DecodeContext,
+  account: Account | Address,
+  request: object,
+  action: string,
+): Promise<PreparedWrite> {
+  const params = { ...(request as Record<string, unknown>), account }
+  const address = typeof account === 'string' ? account : account.address
+  const [estimate, nonce] = await guard(ctx, `${action} (gas estimate)`, () =>
+    Promise.all([
+      estimateContractGas(ctx.publicClient, params as never),
+      getTransactionCount(ctx.publicClient, { address, blockTag: 'latest' }),
+    ]),
+  )
+  return { params, gas: withGasMargin(estimate), nonce }
+}
+
+/** Sends a prepared write with the wallet client; errors become `VaultError`s. */
+export function sendPrepared(
+  ctx: DecodeContext,
+  walletClient: VaultWalletClient,
+  prepared: PreparedWrite,
+  action: string,
+): Promise<Hash> {
+  return guard(ctx, action, () =>
+    writeContract(walletClient, {
+      ...prepared.params,
+      gas: prepared.gas,
+      nonce: prepared.nonce,
+      chain: walletClient.chain ?? ctx.viemChain,
+    } as never),
+  )
+}
+
+/**
+ * Sends a simulated request (from `simulateContract`): {@link prepareWrite}, then
+ * {@link sendPrepared}.
  */
 export async function sendRequest(
   ctx: DecodeContext,
@@ -57,17 +110,7 @@ export async function sendRequest(
   request: object,
   action: string,
 ): Promise<Hash> {
-  const params = { ...(request as Record<string, unknown>), account }
-  const estimate = await guard(ctx, `${action} (gas estimate)`, () =>
-    estimateContractGas(ctx.publicClient, params as never),
-  )
-  return guard(ctx, action, () =>
-    writeContract(walletClient, {
-      ...params,
-      gas: withGasMargin(estimate),
-      chain: walletClient.chain ?? ctx.viemChain,
-    } as never),
-  )
+  return sendPrepared(ctx, walletClient, await prepareWrite(ctx, account, request, action), action)
 }
 
 /** Waits for a receipt and checks its status. */
