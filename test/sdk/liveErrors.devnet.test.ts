@@ -1,5 +1,5 @@
 /**
- * Errors as the chain gives them, on the devnet.
+ * Errors as the chain gives them, and withdrawing everything, on the devnet.
  *
  * The token-error tests hold on both devnet USDCs: today's reverts with OpenZeppelin 5's
  * `ERC20Insufficient…` errors, the live-faithful one with the live reason strings; both must give the
@@ -24,6 +24,7 @@ import { devnetClients, expectVaultError } from './helpers.js'
 
 const knobs = {
   convertReverts: 'function setConvertToAssetsReverts(bool reverts)',
+  simulateLoss: 'function simulateLoss(uint256 assets)',
 }
 
 let devnet: Devnet
@@ -141,5 +142,46 @@ describe('while the Morpho vault does not answer', () => {
     )
     await expectVaultError(t.vault.withdrawAndWait({ shares: 1_000_000n }), 'MORPHO_UNREACHABLE')
     expect(await t.publicClient.getTransactionCount({ address: wallet })).toBe(nonce)
+  })
+})
+
+describe('withdrawing everything by amount', () => {
+  /** Plans and withdraws `getPosition().withdrawableUsdc` by USDC amount. */
+  async function withdrawAll() {
+    const wallet = t.merchant.address
+    const position = await t.readOnly.getPosition(wallet)
+    const amount = unwrapField(position.withdrawableUsdc)
+    const shares = unwrapField(position.shares)
+
+    const plan = await t.counter.measure(() => t.readOnly.planWithdraw({ wallet, amount }))
+    expect(plan.requests).toBeLessThanOrEqual(2)
+    expect(plan.result.shares).toBeLessThanOrEqual(shares)
+    expect(plan.result.minUsdcOut).toBeGreaterThanOrEqual(amount)
+    expect(plan.result.simulatedUsdcOut).toBeGreaterThanOrEqual(amount)
+
+    const result = await t.vault.withdrawAndWait({ amount })
+    expect(result.usdcReturned).toBeGreaterThanOrEqual(amount)
+    return { amount, result }
+  }
+
+  it('with a profit', async () => {
+    await t.vault.depositAndWait({ amount: parseUsdc('100') })
+    await devnet.advanceTime(30 * 24 * 3600)
+    const { amount, result } = await withdrawAll()
+    expect(amount).toBeGreaterThan(parseUsdc('100'))
+    expect(result.feePaid).toBeGreaterThan(0n)
+  })
+
+  it('with a loss', async () => {
+    // Two depositors: with one, today's devnet values the position uncapped in getPosition
+    // (PROTOCOL.md §4.1 caps it at the vault's assets), so withdrawableUsdc would be too high there.
+    const buyer = t.vaultFor(t.walletFor(t.buyer))
+    await buyer.ensureInitializedAndWait()
+    await buyer.depositAndWait({ amount: parseUsdc('100') })
+    await t.vault.depositAndWait({ amount: parseUsdc('100') })
+    await t.asDeployer(devnet.addresses.morphoVault, knobs.simulateLoss, [parseUsdc('7')])
+    const { amount, result } = await withdrawAll()
+    expect(amount).toBeLessThan(parseUsdc('100'))
+    expect(result.feePaid).toBe(0n)
   })
 })

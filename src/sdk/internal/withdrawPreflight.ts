@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import { multicall } from 'viem/actions'
-import { routerAbi, shareTokenAbi } from '../abis/index.js'
+import { feeCollectorAbi, routerAbi, shareTokenAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
 import { VaultPreconditionError, VaultValidationError } from '../errors/classes.js'
 import { formatUsdc } from '../money.js'
@@ -14,6 +14,12 @@ import {
   withdrawCapacityCall,
   withMorphoReachability,
 } from './read.js'
+import {
+  previewRedeem,
+  sharesDeliveringNet,
+  type VaultTotals,
+  type WalletHoldings,
+} from './shareMath.js'
 import { applySlippage, validateAmount } from './validate.js'
 
 /** A withdrawal by USDC amount (the wallet receives at least `amount`) or by exact share count. */
@@ -59,7 +65,8 @@ export type WithdrawQuote = {
 
 /**
  * Reads the wallet's registration, shares and the preview in one round trip and derives the
- * withdrawal: by amount, `previewWithdrawNet(amount)` shares and `minUsdcOut = amount`; by shares,
+ * withdrawal: by amount, `previewWithdrawNet(amount)` shares, checked against the share math of
+ * PROTOCOL.md §4.1 (see {@link sharesForAmount}), and `minUsdcOut = amount`; by shares,
  * `previewRedeem(shares)` minus slippage. Blockers throw `VaultPreconditionError`s.
  */
 export async function quoteWithdraw(
@@ -69,7 +76,7 @@ export async function quoteWithdraw(
   slippageBps: number,
   action: string,
 ): Promise<WithdrawQuote> {
-  const { router, shareToken } = ctx.addresses
+  const { router, shareToken, feeCollector } = ctx.addresses
   const preview =
     target.mode === 'amount'
       ? ({
@@ -84,19 +91,25 @@ export async function quoteWithdraw(
           functionName: 'previewRedeem',
           args: [target.shares, wallet],
         } as const)
-  const [bn, ts, registered, balance, previewResult, capacity] = await guard(ctx, action, () =>
-    multicall(ctx.publicClient, {
-      ...multicallOptions,
-      contracts: [
-        blockNumberCall,
-        blockTimestampCall,
-        { address: router, abi: routerAbi, functionName: 'authorizedWallets', args: [wallet] },
-        { address: shareToken, abi: shareTokenAbi, functionName: 'balanceOf', args: [wallet] },
-        preview,
-        withdrawCapacityCall(ctx),
-      ],
-    }),
-  )
+  const [bn, ts, registered, balance, previewResult, capacity, assets, supply, basis, feeBps] =
+    await guard(ctx, action, () =>
+      multicall(ctx.publicClient, {
+        ...multicallOptions,
+        contracts: [
+          blockNumberCall,
+          blockTimestampCall,
+          { address: router, abi: routerAbi, functionName: 'authorizedWallets', args: [wallet] },
+          { address: shareToken, abi: shareTokenAbi, functionName: 'balanceOf', args: [wallet] },
+          preview,
+          withdrawCapacityCall(ctx),
+          // The share math's inputs, to check a by-amount quote (sharesForAmount).
+          { address: router, abi: routerAbi, functionName: 'totalVaultAssets' },
+          { address: shareToken, abi: shareTokenAbi, functionName: 'totalSupply' },
+          { address: router, abi: routerAbi, functionName: 'costBasisUSDC', args: [wallet] },
+          { address: feeCollector, abi: feeCollectorAbi, functionName: 'FEE_BPS' },
+        ],
+      }),
+    )
   const { blockNumber } = blockOf(ctx, bn, ts, action)
   const decode = withMorphoReachability(ctx, capacity)
   const { morphoReachable } = decode
@@ -124,10 +137,18 @@ export async function quoteWithdraw(
         { requested: previewed, available: shareBalance },
       )
     }
+    const shares = sharesForAmount(previewed, target.amount, {
+      vault: {
+        totalAssets: resultValue(decode, assets, action),
+        totalShares: resultValue(decode, supply, action),
+      },
+      wallet: { shares: shareBalance, costBasis: resultValue(decode, basis, action) },
+      feeBps: resultValue(decode, feeBps, action),
+    })
     return {
       mode: 'amount',
       blockNumber,
-      shares: previewed,
+      shares,
       shareBalance,
       expectedUsdcOut: target.amount,
       minUsdcOut: target.amount,
@@ -143,4 +164,30 @@ export async function quoteWithdraw(
     minUsdcOut: applySlippage(previewed, slippageBps),
     morphoReachable,
   }
+}
+
+/**
+ * The shares to burn so the wallet receives at least `amount`: the router's `previewWithdrawNet` quote,
+ * or more when the quote falls short. The live formula can quote `W − 1` shares for the whole position,
+ * which nets 1 base unit less than asked (PROTOCOL.md §4.2); then the next share up, or every share.
+ *
+ * @param quoted - `previewWithdrawNet(amount, wallet)`.
+ * @param amount - The USDC the wallet must receive, net of the fee.
+ * @param state - The share math's inputs, read at the quote's block.
+ * @returns The shares to burn.
+ * @throws {VaultPreconditionError} `UNSERVICEABLE_AMOUNT` when even every share pays less.
+ */
+export function sharesForAmount(
+  quoted: bigint,
+  amount: bigint,
+  state: { vault: VaultTotals; wallet: WalletHoldings; feeBps: bigint },
+): bigint {
+  const shares = sharesDeliveringNet(quoted, amount, state.vault, state.wallet, state.feeBps)
+  if (shares !== undefined) return shares
+  const maxDeliverable = previewRedeem(state.wallet.shares, state.vault, state.wallet, state.feeBps)
+  throw new VaultPreconditionError(
+    'UNSERVICEABLE_AMOUNT',
+    `The wallet can receive at most ${formatUsdc(maxDeliverable)} USDC after fees, less than the ${formatUsdc(amount)} USDC requested.`,
+    { requested: amount, maxDeliverable },
+  )
 }
