@@ -6,10 +6,9 @@
  * same codes. The Morpho tests use the stand-in vault's `convertToAssets` knob, whose revert no vault
  * ABI knows.
  */
-import type { Hash } from 'viem'
 import { simulateContract } from 'viem/actions'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
   buildDepositTransaction,
   isUnavailable,
@@ -20,7 +19,7 @@ import {
   type VaultContractError,
 } from '../../src/index.js'
 import { waitForSuccess } from '../../src/sdk/internal/write.js'
-import { devnetClients, expectVaultError } from './helpers.js'
+import { type DevnetClients, expectVaultError, useDevnet } from './helpers.js'
 
 const knobs = {
   convertReverts: 'function setConvertToAssetsReverts(bool reverts)',
@@ -28,22 +27,11 @@ const knobs = {
 }
 
 let devnet: Devnet
-let t: ReturnType<typeof devnetClients>
-let snapshot: Hash
-
-beforeAll(async () => {
-  devnet = await startDevnet({ chain: 'base-sepolia' })
-  t = devnetClients(devnet)
+let t: DevnetClients
+useDevnet({ chain: 'base-sepolia' }, async (started, clients) => {
+  devnet = started
+  t = clients
   await t.vault.ensureInitializedAndWait()
-})
-afterAll(async () => {
-  await devnet?.stop()
-})
-beforeEach(async () => {
-  snapshot = await t.testClient.snapshot()
-})
-afterEach(async () => {
-  await t.testClient.revert({ id: snapshot })
 })
 
 describe("the USDC's own errors", () => {

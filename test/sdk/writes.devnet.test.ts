@@ -17,8 +17,8 @@ import {
   toFunctionSelector,
 } from 'viem'
 import { nonceManager, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { describe, expect, it } from 'vitest'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
   createVaultClient,
   type DepositResult,
@@ -26,25 +26,15 @@ import {
   usdcAbi,
   vaultHttp,
 } from '../../src/index.js'
-import { devnetClients, expectVaultError } from './helpers.js'
+import { permitTypes } from '../../src/sdk/abis/usdc.js'
+import { type DevnetClients, expectVaultError, useDevnet } from './helpers.js'
 
 let devnet: Devnet
-let t: ReturnType<typeof devnetClients>
-let snapshot: Hash
-
-beforeAll(async () => {
-  devnet = await startDevnet({ chain: 'base-sepolia' })
-  t = devnetClients(devnet)
+let t: DevnetClients
+useDevnet({ chain: 'base-sepolia' }, async (started, clients) => {
+  devnet = started
+  t = clients
   await t.vault.ensureInitializedAndWait()
-})
-afterAll(async () => {
-  await devnet?.stop()
-})
-beforeEach(async () => {
-  snapshot = await t.testClient.snapshot()
-})
-afterEach(async () => {
-  await t.testClient.revert({ id: snapshot })
 })
 
 type JsonRpcBody = { method: string; params?: unknown[] }
@@ -260,15 +250,7 @@ async function usePermitNonce() {
       chainId: devnet.chainId,
       verifyingContract: devnet.addresses.usdc,
     },
-    types: {
-      Permit: [
-        { name: 'owner', type: 'address' },
-        { name: 'spender', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'deadline', type: 'uint256' },
-      ],
-    },
+    types: permitTypes,
     primaryType: 'Permit',
     message: { owner: merchant.address, spender: t.buyer.address, value: 0n, nonce, deadline },
   })

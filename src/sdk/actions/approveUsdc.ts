@@ -7,8 +7,8 @@ import { resolveAccount, validateUint256, validateWallet } from '../internal/val
 import { sendRequest, type WaitOptions, waitForSuccess } from '../internal/write.js'
 import {
   assertSlotFor,
-  holdUntilMined,
   runExclusive,
+  sendExclusive,
   type WriteSlot,
 } from '../internal/writeQueue.js'
 
@@ -40,11 +40,11 @@ export type ApproveUsdcResult = {
  * await vault.approveUsdc({ amount: parseUsdc('100') })
  */
 export function approveUsdc(ctx: VaultContext, params: ApproveUsdcParameters): Promise<Hash> {
-  return runExclusive(ctx, params.account, async (slot) => {
-    const { hash } = await executeApprove(slot, ctx, params)
-    holdUntilMined(slot, ctx, hash)
-    return hash
-  })
+  return sendExclusive(
+    ctx,
+    params.account,
+    async (slot) => (await executeApprove(slot, ctx, params)).hash,
+  )
 }
 
 /**

@@ -8,6 +8,7 @@ import {
 } from 'viem'
 import { signTypedData, simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
+import { permitTypes } from '../abis/usdc.js'
 import type { VaultContext, VaultWalletClient } from '../context.js'
 import { VaultError, VaultPreconditionError, VaultValidationError } from '../errors/classes.js'
 import type { VaultErrorCode } from '../errors/codes.js'
@@ -36,8 +37,8 @@ import {
 } from '../internal/write.js'
 import {
   assertSlotFor,
-  holdUntilMined,
   runExclusive,
+  sendExclusive,
   type WriteSlot,
 } from '../internal/writeQueue.js'
 import { formatUsdc } from '../money.js'
@@ -100,11 +101,11 @@ type Executed = { hash: Hash; wallet: Address; method: DepositMethod; approvalTx
  * const hash = await vault.deposit({ amount: parseUsdc('25') })
  */
 export function deposit(ctx: VaultContext, params: DepositParameters): Promise<Hash> {
-  return runExclusive(ctx, params.account, async (slot) => {
-    const { hash } = await executeDeposit(slot, ctx, params)
-    holdUntilMined(slot, ctx, hash)
-    return hash
-  })
+  return sendExclusive(
+    ctx,
+    params.account,
+    async (slot) => (await executeDeposit(slot, ctx, params)).hash,
+  )
 }
 
 /**
@@ -273,15 +274,7 @@ async function tryPermitDeposit(
     signTypedData(walletClient, {
       account,
       domain,
-      types: {
-        Permit: [
-          { name: 'owner', type: 'address' },
-          { name: 'spender', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'deadline', type: 'uint256' },
-        ],
-      },
+      types: permitTypes,
       primaryType: 'Permit',
       message: {
         owner: wallet,

@@ -12,8 +12,8 @@ import {
 } from '../internal/write.js'
 import {
   assertSlotFor,
-  holdUntilMined,
   runExclusive,
+  sendExclusive,
   type WriteSlot,
 } from '../internal/writeQueue.js'
 
@@ -40,11 +40,7 @@ export type InitializeResult = {
  * const hash = await vault.initialize()
  */
 export function initialize(ctx: VaultContext, params: InitializeParameters = {}): Promise<Hash> {
-  return runExclusive(ctx, params.account, async (slot) => {
-    const hash = await sendInitialize(slot, ctx, params)
-    holdUntilMined(slot, ctx, hash)
-    return hash
-  })
+  return sendExclusive(ctx, params.account, (slot) => sendInitialize(slot, ctx, params))
 }
 
 async function sendInitialize(

@@ -19,8 +19,8 @@ import {
 } from '../internal/write.js'
 import {
   assertSlotFor,
-  holdUntilMined,
   runExclusive,
+  sendExclusive,
   type WriteSlot,
 } from '../internal/writeQueue.js'
 
@@ -68,11 +68,11 @@ export type WithdrawResult = {
  * await vault.withdraw({ amount: parseUsdc('5') })
  */
 export function withdraw(ctx: VaultContext, params: WithdrawParameters): Promise<Hash> {
-  return runExclusive(ctx, params.account, async (slot) => {
-    const { hash } = await executeWithdraw(slot, ctx, params)
-    holdUntilMined(slot, ctx, hash)
-    return hash
-  })
+  return sendExclusive(
+    ctx,
+    params.account,
+    async (slot) => (await executeWithdraw(slot, ctx, params)).hash,
+  )
 }
 
 /**

@@ -71,9 +71,23 @@ export async function runExclusive<T>(
   }
 }
 
-/** Keeps the slot held until `hash` has a receipt (or waiting for it fails): the next write sees its effects. */
-export function holdUntilMined(slot: WriteSlot, ctx: VaultContext, hash: Hash): void {
-  slot.holdUntil(waitForTransactionReceipt(ctx.publicClient, { hash }))
+/**
+ * Runs a write that returns its transaction hash at once (`deposit`, not `depositAndWait`) in the
+ * account's slot, and keeps the account held until that transaction's receipt (or until waiting for
+ * it fails), so the next write sees its effects.
+ *
+ * @returns The hash, as soon as the transaction is sent.
+ */
+export function sendExclusive(
+  ctx: VaultContext,
+  account: Account | Address | undefined,
+  send: (slot: WriteSlot) => Promise<Hash>,
+): Promise<Hash> {
+  return runExclusive(ctx, account, async (slot) => {
+    const hash = await send(slot)
+    slot.holdUntil(waitForTransactionReceipt(ctx.publicClient, { hash }))
+    return hash
+  })
 }
 
 /**
