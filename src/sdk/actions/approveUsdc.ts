@@ -31,7 +31,11 @@ export type ApproveUsdcResult = {
 
 /**
  * Sets the account's USDC allowance (`usdc.approve(spender, amount)`, the router by default),
- * simulating first.
+ * simulating and estimating gas first.
+ *
+ * Runs in the sending account's write queue: after every earlier write from that account has its
+ * receipt, and holding the account until this transaction has its own. A nonce another process took
+ * first is `NONCE_CONFLICT` (retryable).
  *
  * @param ctx - The vault client, with a wallet client.
  * @param params - `amount`, `spender`, `account`.

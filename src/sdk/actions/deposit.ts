@@ -90,7 +90,12 @@ type Executed = { hash: Hash; wallet: Address; method: DepositMethod; approvalTx
  * Deposits USDC into the vault: checks (pause, registration, minimum, TVL cap, balance) in one round
  * trip, then, when the router's allowance is short, uses an EIP-2612 permit in the same transaction
  * (`depositWithPermit`) or falls back to approve-then-deposit. Every transaction is simulated first; a
- * deposit that would fail is refused before anything is sent (e.g. `BELOW_MIN_DEPOSIT`).
+ * deposit that would fail is refused before anything is sent (e.g. `BELOW_MIN_DEPOSIT`), also when
+ * its gas estimate fails.
+ *
+ * Runs in the sending account's write queue: after every earlier write from that account has its
+ * receipt, and holding the account until this transaction has its own. A nonce another process took
+ * first is `NONCE_CONFLICT` (retryable).
  *
  * @param ctx - The vault client, with a wallet client.
  * @param params - `amount`, `wallet`, `slippageBps`, `minSharesOut`, `permit`, `account`.

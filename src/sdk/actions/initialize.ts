@@ -33,6 +33,10 @@ export type InitializeResult = {
  * Registers the sending account with the router (`router.initialize()`). Simulates first: an
  * already-registered wallet is refused with `WALLET_ALREADY_REGISTERED` before anything is sent.
  *
+ * Runs in the sending account's write queue: after every earlier write from that account has its
+ * receipt, and holding the account until this transaction has its own. A nonce another process took
+ * first is `NONCE_CONFLICT` (retryable).
+ *
  * @param ctx - The vault client, with a wallet client.
  * @param params - `account` (default: the wallet client's).
  * @returns The transaction hash.
