@@ -64,7 +64,7 @@ import {
   vaultChains,
 } from './chains.js'
 import type { VaultContext, VaultPublicClient, VaultWalletClient } from './context.js'
-import { VaultConfigError, VaultValidationError } from './errors.js'
+import { VaultConfigError, VaultValidationError } from './errors/classes.js'
 import type { WaitOptions } from './internal/write.js'
 import { evmAddress } from './money.js'
 

@@ -1,9 +1,6 @@
-import {
-  toVaultError,
-  UnavailableFieldError,
-  type VaultErrorCode,
-  type VaultErrorDetails,
-} from './errors.js'
+import { UnavailableFieldError } from './errors/classes.js'
+import type { VaultErrorCode, VaultErrorDetails } from './errors/codes.js'
+import { toVaultError } from './errors/toVaultError.js'
 
 /**
  * A read value that could not be read: the sub-read reverted or returned nothing. The rest of the

@@ -73,26 +73,26 @@ export {
 } from './createVaultClient.js'
 export {
   AddressMismatchError,
-  decodeVaultError,
-  describeContractError,
-  parseRetryAfter,
-  type ToVaultErrorContext,
   toJsonSafe,
-  toVaultError,
   UnavailableFieldError,
   VaultConfigError,
   VaultContractError,
   type VaultContractRole,
   VaultError,
-  type VaultErrorCategory,
-  type VaultErrorCode,
-  type VaultErrorDetails,
   VaultPreconditionError,
   VaultRpcError,
   VaultTransactionError,
   VaultValidationError,
+} from './errors/classes.js'
+export {
+  type VaultErrorCategory,
+  type VaultErrorCode,
+  type VaultErrorDetails,
   vaultErrorCodes,
-} from './errors.js'
+} from './errors/codes.js'
+export { decodeVaultError, describeContractError } from './errors/contract.js'
+export { parseRetryAfter } from './errors/rpc.js'
+export { type ToVaultErrorContext, toVaultError } from './errors/toVaultError.js'
 export {
   type Field,
   isUnavailable,

@@ -4,7 +4,7 @@ import {
   vaultAddressKeys,
   vaultChains,
 } from './chains.js'
-import { VaultConfigError } from './errors.js'
+import { VaultConfigError } from './errors/classes.js'
 import { evmAddress } from './money.js'
 
 export type LoadVaultAddressesOptions = {

@@ -1,5 +1,5 @@
 import { type Address, getAddress, isAddress, maxUint256, zeroAddress } from 'viem'
-import { VaultValidationError } from './errors.js'
+import { VaultValidationError } from './errors/classes.js'
 
 /** USDC (and the share token) have 6 decimals. */
 export const USDC_DECIMALS = 6
@@ -153,6 +153,10 @@ function whyInvalid(text: string): string {
   if (text === '') return 'it is empty'
   if (/\s/.test(text)) return 'it contains spaces'
   if (/^[+-]/.test(text)) return 'signs are not allowed'
+  if (/^[0-9]+(\.[0-9]+)?[eE][+-]?[0-9]+$/.test(text)) return 'exponents are not allowed'
+  if (/^0[xX]/.test(text) || /^[0-9a-fA-F]*[a-fA-F][0-9a-fA-F]*$/.test(text)) {
+    return 'hex is not a USDC amount; write a decimal such as 12.5'
+  }
   if (/[eE]/.test(text)) return 'exponents are not allowed'
   if (/,/.test(text)) return 'use a point as the decimal separator and no thousands separators'
   if (/^\./.test(text) || /\.$/.test(text)) return 'write digits on both sides of the point'

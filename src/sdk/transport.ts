@@ -1,18 +1,11 @@
-import {
-  BaseError,
-  type EIP1193RequestFn,
-  HttpRequestError,
-  type HttpTransport,
-  type HttpTransportConfig,
-  http,
-  RpcError,
-  RpcRequestError,
-  TimeoutError,
-} from 'viem'
-import { parseRetryAfter } from './errors.js'
+import { type EIP1193RequestFn, type HttpTransport, type HttpTransportConfig, http } from 'viem'
+import { MalformedRpcAnswerError, readRpcFailure } from './errors/rpc.js'
 
 /** Options of {@link vaultHttp}: viem's `http()` options with a bounded, `Retry-After`-aware retry. */
-export type VaultHttpConfig = Omit<HttpTransportConfig, 'retryCount' | 'retryDelay' | 'timeout'> & {
+export type VaultHttpConfig = Omit<
+  HttpTransportConfig,
+  'retryCount' | 'retryDelay' | 'timeout' | 'raw'
+> & {
   /** Retries after the first attempt. Default 3. */
   retryCount?: number
   /** Base backoff in ms; attempt n waits `retryDelay × 2^n` (with ±20 % jitter), capped by `maxRetryDelay`. Default 250. */
@@ -35,7 +28,8 @@ const sendMethods = new Set(['eth_sendRawTransaction', 'eth_sendTransaction'])
  *
  * It is viem's `http()` with viem's own retry switched off and this retry in its place:
  * - retried: HTTP 408, 429 and 5xx, JSON-RPC rate-limit codes (429, -32005, -32007), timeouts,
- *   network failures and malformed (non-JSON) answers;
+ *   network failures and malformed answers: not JSON, not a JSON-RPC response, over the body size
+ *   limit (`maxResponseBodySize`, viem's default 10 MiB), or `0x` where a number is due;
  * - not retried: reverts and other JSON-RPC errors, other 4xx; transaction sends are retried only on
  *   a 429 (a timed-out send may have gone through);
  * - the wait is the server's `Retry-After` (seconds or HTTP date) when present, else exponential
@@ -67,7 +61,7 @@ export function vaultHttp(url?: string, config: VaultHttpConfig = {}): HttpTrans
     ) => {
       for (let attempt = 0; ; attempt++) {
         try {
-          return await inner.request(args as never, options as never)
+          return checkAnswer(args.method, await inner.request(args as never, options as never))
         } catch (error) {
           if (options?.signal?.aborted || attempt >= retryCount) throw error
           const decision = retryDecision(error, args.method)
@@ -105,24 +99,40 @@ export function retryDecision(
   error: unknown,
   method: string,
 ): { retry: boolean; retryAfterMs?: number } {
-  if (!(error instanceof BaseError)) return { retry: false }
-  const httpError = error.walk(
-    (e) => e instanceof HttpRequestError || e instanceof RpcRequestError,
-  ) as HttpRequestError | RpcRequestError | null
-  const status = httpError?.status
-  const retryAfterMs = parseRetryAfter(httpError?.headers?.get('Retry-After') ?? null)
+  const failure = readRpcFailure(error)
+  if (!failure) return { retry: false }
   const withWait = (retry: boolean) =>
-    retryAfterMs === undefined ? { retry } : { retry, retryAfterMs }
-  const rpc = error.walk((e) => e instanceof RpcError) as RpcError | null
-  const rpcCode = rpc?.code ?? (httpError instanceof RpcRequestError ? httpError.code : undefined)
-  const rateLimited = status === 429 || rpcCode === 429 || rpcCode === -32005 || rpcCode === -32007
-  if (sendMethods.has(method)) return withWait(rateLimited)
-  if (rateLimited) return withWait(true)
-  if (status !== undefined) return withWait(status === 408 || status >= 500)
-  if (error.walk((e) => e instanceof TimeoutError)) return { retry: true }
-  // No HTTP status and no JSON-RPC error: the network failed or the answer was not JSON.
-  if (httpError instanceof HttpRequestError) return { retry: true }
-  return { retry: false }
+    failure.retryAfterMs === undefined ? { retry } : { retry, retryAfterMs: failure.retryAfterMs }
+  if (sendMethods.has(method)) return withWait(failure.rateLimited)
+  if (failure.rateLimited) return withWait(true)
+  if (failure.status !== undefined) return withWait(failure.status === 408 || failure.status >= 500)
+  return { retry: failure.kind !== 'jsonRpc' }
+}
+
+/** Methods whose result is a hex quantity: `0x` or anything else there is a malformed answer. */
+const quantityMethods = new Set([
+  'eth_blockNumber',
+  'eth_chainId',
+  'eth_estimateGas',
+  'eth_gasPrice',
+  'eth_getBalance',
+  'eth_getTransactionCount',
+  'eth_maxPriorityFeePerGas',
+])
+
+/** Checks what viem read from a JSON-RPC response before anything decodes it. */
+function checkAnswer(method: string, result: unknown): unknown {
+  // A JSON-RPC response has `result` (possibly null) or `error`; viem has thrown on `error` already.
+  if (result === undefined) {
+    throw new MalformedRpcAnswerError(`The answer to ${method} is not a JSON-RPC response.`)
+  }
+  if (
+    quantityMethods.has(method) &&
+    !(typeof result === 'string' && /^0x[0-9a-f]+$/i.test(result))
+  ) {
+    throw new MalformedRpcAnswerError(`The answer to ${method} is not a hex number.`)
+  }
+  return result
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -175,13 +175,14 @@ describe('custom errors of the ABIs', () => {
     const reasonData = encodeErrorResult({
       abi: [{ type: 'error', name: 'Error', inputs: [{ name: 'message', type: 'string' }] }],
       errorName: 'Error',
-      args: ['ERC20: transfer amount exceeds balance'],
+      args: ['some other reason'],
     })
     const reason = toVaultError(
       new ContractFunctionRevertedError({ abi, data: reasonData, functionName: 'probe' }),
     ) as VaultContractError
     expect(reason.code).toBe('CONTRACT_REVERT')
-    expect(reason.message).toContain('transfer amount exceeds balance')
+    expect(reason.errorName).toBe('Error')
+    expect(reason.message).toContain('some other reason')
 
     const panicData = encodeErrorResult({
       abi: [{ type: 'error', name: 'Panic', inputs: [{ name: 'code', type: 'uint256' }] }],

@@ -11,8 +11,8 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { waitForTransactionReceipt } from 'viem/actions'
-import { expect } from 'vitest'
-import type { Devnet } from '../../src/devnet/startDevnet.js'
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest'
+import { type Devnet, type StartDevnetOptions, startDevnet } from '../../src/devnet/startDevnet.js'
 import {
   createVaultClient,
   type VaultAddresses,
@@ -96,6 +96,40 @@ export function devnetClients(devnet: Devnet) {
     asDeployer,
     send,
   }
+}
+
+/** What {@link devnetClients} returns. */
+export type DevnetClients = ReturnType<typeof devnetClients>
+
+/**
+ * One devnet for the enclosing file or `describe`, with chain state reset around every test (an anvil
+ * snapshot before it, reverted after it).
+ *
+ * @param options - `startDevnet`'s options.
+ * @param ready - Runs once the devnet is up, before the first snapshot: keep the devnet and clients,
+ *   and set up what every test starts from.
+ */
+export function useDevnet(
+  options: StartDevnetOptions,
+  ready: (devnet: Devnet, clients: DevnetClients) => Promise<unknown> | undefined,
+): void {
+  let devnet: Devnet | undefined
+  let clients: DevnetClients
+  let snapshot: Hex
+  beforeAll(async () => {
+    devnet = await startDevnet(options)
+    clients = devnetClients(devnet)
+    await ready(devnet, clients)
+  })
+  afterAll(async () => {
+    await devnet?.stop()
+  })
+  beforeEach(async () => {
+    snapshot = await clients.testClient.snapshot()
+  })
+  afterEach(async () => {
+    await clients.testClient.revert({ id: snapshot })
+  })
 }
 
 /** Awaits a rejection and checks it is a `VaultError` with the code. */

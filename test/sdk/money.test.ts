@@ -135,6 +135,15 @@ describe('parseUsdc / formatUsdc', () => {
     expectValidation(() => parseUsdc(input as string), 'INVALID_AMOUNT')
   })
 
+  it.each(['0xdead', 'deadbeef', '0X1F'])('says that hex (%s) is not a USDC amount', (input) => {
+    expect(() => parseUsdc(input)).toThrowError(/hex is not a USDC amount/)
+  })
+
+  it('still calls an exponent an exponent', () => {
+    expect(() => parseUsdc('1e6')).toThrowError(/exponents are not allowed/)
+    expect(() => parseUsdc('1.5E3')).toThrowError(/exponents are not allowed/)
+  })
+
   it('never echoes a private key back', () => {
     const key = `0x${'ab'.repeat(32)}`
     const error = expectValidation(() => parseUsdc(key), 'INVALID_AMOUNT')

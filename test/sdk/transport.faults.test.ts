@@ -1,3 +1,4 @@
+import { inspect } from 'node:util'
 import { bypass, delay, HttpResponse, http } from 'msw'
 import { setupServer } from 'msw/node'
 import { createPublicClient, HttpRequestError, TimeoutError, http as viemHttp } from 'viem'
@@ -15,10 +16,18 @@ import { expectVaultError } from './helpers.js'
 /** A fake RPC URL with a key in its path and query: it must never show up in an error. */
 const faultyUrl = 'http://faulty-rpc.test/v2/SECRETKEY?apikey=QUERYSECRET'
 
-type Fault =
+type Fault = (
   | { kind: 'status'; status: number; headers?: Record<string, string> }
   | { kind: 'malformed' }
   | { kind: 'hang' }
+  /** A 200 answer with this body, JSON-RPC or not. */
+  | { kind: 'body'; body: string }
+  /** A JSON-RPC answer whose `result` is this value, for the request's own id. */
+  | { kind: 'result'; result: unknown }
+) & {
+  /** Only requests for this JSON-RPC method get the fault; others pass through. */
+  method?: string
+}
 
 let devnet: Devnet
 let faults: Fault[] = []
@@ -29,7 +38,11 @@ let requests = 0
 const server = setupServer(
   http.post('http://faulty-rpc.test/*', async ({ request }) => {
     requests++
-    const fault = faults.shift() ?? always
+    const text = await request.text()
+    const { id, method } = JSON.parse(text) as { id: number; method: string }
+    const next = faults[0] ?? always
+    const fault = next && (next.method === undefined || next.method === method) ? next : undefined
+    if (fault && fault === faults[0]) faults.shift()
     if (fault?.kind === 'status') {
       return new HttpResponse(`error ${fault.status}`, {
         status: fault.status,
@@ -45,10 +58,16 @@ const server = setupServer(
     if (fault?.kind === 'hang') {
       await delay('infinite')
     }
+    if (fault?.kind === 'body') {
+      return new HttpResponse(fault.body, { headers: { 'Content-Type': 'application/json' } })
+    }
+    if (fault?.kind === 'result') {
+      return HttpResponse.json({ jsonrpc: '2.0', id, result: fault.result })
+    }
     const forwarded = new Request(devnet.rpcUrl, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: await request.text(),
+      body: text,
     })
     return fetch(bypass(forwarded))
   }),
@@ -206,6 +225,67 @@ describe('RPC fault injection (msw in front of the devnet)', () => {
     const error = await expectVaultError(vault.getYield(), 'RPC_HTTP_ERROR')
     expect(error.retryable).toBe(true)
     expectNoSecret(error)
+  })
+})
+
+describe('malformed answers (msw in front of the devnet)', () => {
+  const notJsonRpc: [string, string][] = [
+    ['an object without result or error', '{"hello":"world"}'],
+    ['null', 'null'],
+    ['an array', '[]'],
+    ['a string', '"ok"'],
+  ]
+
+  it.each(notJsonRpc)('retries JSON that is not JSON-RPC (%s), then succeeds', async (_n, body) => {
+    faults = [{ kind: 'body', body }]
+    const status = await vaultWith().getStatus()
+    expect(status.minDeposit).toBe(10_000_000n)
+    expect(requests).toBe(2)
+  })
+
+  it('retries `0x` where a number is due (eth_chainId), then succeeds', async () => {
+    faults = [{ kind: 'result', result: '0x', method: 'eth_chainId' }]
+    const result = await vaultWith().verifyAddresses()
+    expect(result.chainId).toBe(84532)
+    expect(requests).toBe(3)
+  })
+
+  it.each([
+    ['JSON that is not JSON-RPC', { kind: 'body', body: '{"hello":"world"}' } as Fault],
+    ['null', { kind: 'body', body: 'null' } as Fault],
+    ['`0x` for eth_chainId', { kind: 'result', result: '0x', method: 'eth_chainId' } as Fault],
+  ])('gives up on persistent %s with RPC_BAD_RESPONSE, retryable', async (_name, fault) => {
+    always = fault
+    const vault = vaultWith({ retryCount: 2 })
+    const error = await expectVaultError(
+      fault.method ? vault.verifyAddresses() : vault.getStatus(),
+      'RPC_BAD_RESPONSE',
+    )
+    expect(error.retryable).toBe(true)
+    expectNoSecret(error)
+  })
+
+  it("a plain viem http() client's `0x` chain id is RPC_BAD_RESPONSE too", async () => {
+    always = { kind: 'result', result: '0x', method: 'eth_chainId' }
+    const vault = createVaultClient({
+      publicClient: createPublicClient({
+        chain: devnet.viemChain,
+        transport: viemHttp(faultyUrl, { retryCount: 0 }),
+      }),
+      chain: 'base-sepolia',
+      addresses: devnet.addresses,
+    })
+    const error = await expectVaultError(vault.verifyAddresses(), 'RPC_BAD_RESPONSE')
+    expect(error.retryable).toBe(true)
+  })
+
+  it('an RPC error shows no URL path or key, even in hidden properties', async () => {
+    always = { kind: 'status', status: 500 }
+    const error = await expectVaultError(vaultWith({ retryCount: 0 }).getStatus(), 'RPC_HTTP_ERROR')
+    const shown = inspect(error, { showHidden: true, depth: 20 })
+    expect(shown).not.toContain('SECRETKEY')
+    expect(shown).not.toContain('QUERYSECRET')
+    expect(shown).toContain('http://faulty-rpc.test')
   })
 })
 

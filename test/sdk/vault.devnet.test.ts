@@ -1,6 +1,6 @@
 import { getAddress, zeroAddress } from 'viem'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { describe, expect, it } from 'vitest'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
   AddressMismatchError,
   isUnavailable,
@@ -13,7 +13,7 @@ import {
   VaultPreconditionError,
   vaultChains,
 } from '../../src/index.js'
-import { devnetClients, expectVaultError } from './helpers.js'
+import { type DevnetClients, expectVaultError, useDevnet } from './helpers.js'
 
 const knobs = {
   convertReverts: 'function setConvertToAssetsReverts(bool reverts)',
@@ -25,21 +25,10 @@ describe.each(['base-sepolia', 'base'] as const)(
   'vault SDK on the devnet (%s)',
   (chainName: VaultChainName) => {
     let devnet: Devnet
-    let t: ReturnType<typeof devnetClients>
-    let snapshot: `0x${string}`
-
-    beforeAll(async () => {
-      devnet = await startDevnet({ chain: chainName })
-      t = devnetClients(devnet)
-    })
-    afterAll(async () => {
-      await devnet?.stop()
-    })
-    beforeEach(async () => {
-      snapshot = await t.testClient.snapshot()
-    })
-    afterEach(async () => {
-      await t.testClient.revert({ id: snapshot })
+    let t: DevnetClients
+    useDevnet({ chain: chainName }, async (started, clients) => {
+      devnet = started
+      t = clients
     })
 
     /** Registers the merchant and deposits `usdc` through the SDK. */

@@ -65,7 +65,7 @@ export const routerAbi = parseAbi([
   'event OperatorSet(address indexed wallet, address indexed operator, bool approved)',
   'event DepositsPaused(bool paused)',
   'event MorphoViewGasUpdated(uint256 oldGas, uint256 newGas)',
-  'event ExitRedirected(address indexed wallet, uint256 targetAave, uint256 targetMorpho, uint256 actualAave, uint256 actualMorpho, bool shortLeg)',
+  'event ExitRedirected(address indexed wallet, uint256 targetAave, uint256 targetMorpho, uint256 actualAave, uint256 actualMorpho, bool shortLegMorpho)',
   // errors
   'error NotAuthorised()',
   'error DepositsPausedError()',

@@ -36,3 +36,14 @@ export const usdcAbi = parseAbi([
   'error ERC2612InvalidSigner(address signer, address owner)',
   'error InvalidAccountNonce(address account, uint256 currentNonce)',
 ])
+
+/** The EIP-712 types of an EIP-2612 `permit` signature. */
+export const permitTypes = {
+  Permit: [
+    { name: 'owner', type: 'address' },
+    { name: 'spender', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+  ],
+} as const

@@ -5,6 +5,12 @@ import type { VaultContext } from '../context.js'
 import { guard } from '../internal/read.js'
 import { resolveAccount, validateUint256, validateWallet } from '../internal/validate.js'
 import { sendRequest, type WaitOptions, waitForSuccess } from '../internal/write.js'
+import {
+  assertSlotFor,
+  runExclusive,
+  sendExclusive,
+  type WriteSlot,
+} from '../internal/writeQueue.js'
 
 export type ApproveUsdcParameters = {
   /** The allowance to set, in USDC base units (0 revokes). */
@@ -25,7 +31,11 @@ export type ApproveUsdcResult = {
 
 /**
  * Sets the account's USDC allowance (`usdc.approve(spender, amount)`, the router by default),
- * simulating first.
+ * simulating and estimating gas first.
+ *
+ * Runs in the sending account's write queue: after every earlier write from that account has its
+ * receipt, and holding the account until this transaction has its own. A nonce another process took
+ * first is `NONCE_CONFLICT` (retryable).
  *
  * @param ctx - The vault client, with a wallet client.
  * @param params - `amount`, `spender`, `account`.
@@ -33,8 +43,12 @@ export type ApproveUsdcResult = {
  * @example
  * await vault.approveUsdc({ amount: parseUsdc('100') })
  */
-export async function approveUsdc(ctx: VaultContext, params: ApproveUsdcParameters): Promise<Hash> {
-  return (await executeApprove(ctx, params)).hash
+export function approveUsdc(ctx: VaultContext, params: ApproveUsdcParameters): Promise<Hash> {
+  return sendExclusive(
+    ctx,
+    params.account,
+    async (slot) => (await executeApprove(slot, ctx, params)).hash,
+  )
 }
 
 /**
@@ -46,20 +60,39 @@ export async function approveUsdc(ctx: VaultContext, params: ApproveUsdcParamete
  * @example
  * await vault.approveUsdcAndWait({ amount: parseUsdc('100') })
  */
-export async function approveUsdcAndWait(
+export function approveUsdcAndWait(
   ctx: VaultContext,
   params: ApproveUsdcParameters & WaitOptions,
 ): Promise<ApproveUsdcResult> {
-  const { hash, spender, amount } = await executeApprove(ctx, params)
+  return runExclusive(ctx, params.account, (slot) => approveUsdcAndWaitIn(slot, ctx, params))
+}
+
+/**
+ * The body of {@link approveUsdcAndWait} for a caller that already holds the account's write slot
+ * (see `runExclusive`), such as a deposit that approves first.
+ *
+ * @param slot - The sending account's write slot.
+ * @param ctx - The vault client, with a wallet client.
+ * @param params - As `approveUsdcAndWait`.
+ * @returns As `approveUsdcAndWait`.
+ */
+export async function approveUsdcAndWaitIn(
+  slot: WriteSlot,
+  ctx: VaultContext,
+  params: ApproveUsdcParameters & WaitOptions,
+): Promise<ApproveUsdcResult> {
+  const { hash, spender, amount } = await executeApprove(slot, ctx, params)
   const receipt = await waitForSuccess(ctx, hash, 'Approval', params)
   return { txHash: hash, spender, amount, blockNumber: receipt.blockNumber }
 }
 
 async function executeApprove(
+  slot: WriteSlot,
   ctx: VaultContext,
   params: ApproveUsdcParameters,
 ): Promise<{ hash: Hash; spender: Address; amount: bigint }> {
-  const { walletClient, account } = resolveAccount(ctx, params.account)
+  const { walletClient, account, address } = resolveAccount(ctx, params.account)
+  assertSlotFor(slot, ctx, address)
   const amount = validateUint256(params.amount, 'amount')
   const spender =
     params.spender === undefined ? ctx.addresses.router : validateWallet(params.spender, 'spender')

@@ -8,14 +8,16 @@ import {
 } from 'viem'
 import { signTypedData, simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
+import { permitTypes } from '../abis/usdc.js'
 import type { VaultContext, VaultWalletClient } from '../context.js'
-import { VaultPreconditionError, VaultValidationError } from '../errors.js'
+import { VaultError, VaultPreconditionError, VaultValidationError } from '../errors/classes.js'
+import type { VaultErrorCode } from '../errors/codes.js'
 import {
   assertDepositPossible,
   type DepositChecks,
   readDepositChecks,
 } from '../internal/depositPreflight.js'
-import { guard } from '../internal/read.js'
+import { type DecodeContext, guard } from '../internal/read.js'
 import {
   applySlippage,
   resolveAccount,
@@ -25,13 +27,22 @@ import {
   validateWallet,
 } from '../internal/validate.js'
 import {
+  type PreparedWrite,
+  prepareWrite,
   requireRouterEvent,
+  sendPrepared,
   sendRequest,
   type WaitOptions,
   waitForSuccess,
 } from '../internal/write.js'
+import {
+  assertSlotFor,
+  runExclusive,
+  sendExclusive,
+  type WriteSlot,
+} from '../internal/writeQueue.js'
 import { formatUsdc } from '../money.js'
-import { approveUsdcAndWait } from './approveUsdc.js'
+import { approveUsdcAndWaitIn } from './approveUsdc.js'
 import type { VenueName } from './getYield.js'
 
 export type DepositParameters = {
@@ -79,7 +90,12 @@ type Executed = { hash: Hash; wallet: Address; method: DepositMethod; approvalTx
  * Deposits USDC into the vault: checks (pause, registration, minimum, TVL cap, balance) in one round
  * trip, then, when the router's allowance is short, uses an EIP-2612 permit in the same transaction
  * (`depositWithPermit`) or falls back to approve-then-deposit. Every transaction is simulated first; a
- * deposit that would fail is refused before anything is sent (e.g. `BELOW_MIN_DEPOSIT`).
+ * deposit that would fail is refused before anything is sent (e.g. `BELOW_MIN_DEPOSIT`), also when
+ * its gas estimate fails.
+ *
+ * Runs in the sending account's write queue: after every earlier write from that account has its
+ * receipt, and holding the account until this transaction has its own. A nonce another process took
+ * first is `NONCE_CONFLICT` (retryable).
  *
  * @param ctx - The vault client, with a wallet client.
  * @param params - `amount`, `wallet`, `slippageBps`, `minSharesOut`, `permit`, `account`.
@@ -89,8 +105,12 @@ type Executed = { hash: Hash; wallet: Address; method: DepositMethod; approvalTx
  * @example
  * const hash = await vault.deposit({ amount: parseUsdc('25') })
  */
-export async function deposit(ctx: VaultContext, params: DepositParameters): Promise<Hash> {
-  return (await executeDeposit(ctx, params)).hash
+export function deposit(ctx: VaultContext, params: DepositParameters): Promise<Hash> {
+  return sendExclusive(
+    ctx,
+    params.account,
+    async (slot) => (await executeDeposit(slot, ctx, params)).hash,
+  )
 }
 
 /**
@@ -102,11 +122,28 @@ export async function deposit(ctx: VaultContext, params: DepositParameters): Pro
  * @example
  * const { txHash, sharesMinted } = await vault.depositAndWait({ amount: parseUsdc('25') })
  */
-export async function depositAndWait(
+export function depositAndWait(
   ctx: VaultContext,
   params: DepositParameters & WaitOptions,
 ): Promise<DepositResult> {
-  const executed = await executeDeposit(ctx, params)
+  return runExclusive(ctx, params.account, (slot) => depositAndWaitIn(slot, ctx, params))
+}
+
+/**
+ * The body of {@link depositAndWait} for a caller that already holds the account's write slot (see
+ * `runExclusive`): the seller sweeper reads the balance and deposits in one slot.
+ *
+ * @param slot - The sending account's write slot.
+ * @param ctx - The vault client, with a wallet client.
+ * @param params - As `depositAndWait`.
+ * @returns As `depositAndWait`.
+ */
+export async function depositAndWaitIn(
+  slot: WriteSlot,
+  ctx: VaultContext,
+  params: DepositParameters & WaitOptions,
+): Promise<DepositResult> {
+  const executed = await executeDeposit(slot, ctx, params)
   const receipt = await waitForSuccess(ctx, executed.hash, 'Deposit', params)
   const log = requireRouterEvent(ctx, receipt, 'Deposited', executed.wallet, 'Deposit')
   return {
@@ -122,8 +159,13 @@ export async function depositAndWait(
   }
 }
 
-async function executeDeposit(ctx: VaultContext, params: DepositParameters): Promise<Executed> {
+async function executeDeposit(
+  slot: WriteSlot,
+  ctx: VaultContext,
+  params: DepositParameters,
+): Promise<Executed> {
   const { walletClient, account, address } = resolveAccount(ctx, params.account)
+  assertSlotFor(slot, ctx, address)
   const wallet = params.wallet === undefined ? address : validateWallet(params.wallet)
   const amount = validateAmount(params.amount)
   const slippageBps = validateSlippage(params.slippageBps)
@@ -147,8 +189,9 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
     )
   }
   const minSharesOut = minSharesOverride ?? applySlippage(checks.expectedShares, slippageBps)
+  const decode: DecodeContext = { ...ctx, morphoReachable: checks.morphoReachable }
   const simulateDeposit = () =>
-    guard(ctx, 'Deposit simulation', () =>
+    guard(decode, 'Deposit simulation', () =>
       simulateContract(ctx.publicClient, {
         account,
         address: ctx.addresses.router,
@@ -161,7 +204,7 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
   if (checks.allowance >= amount) {
     const { request } = await simulateDeposit()
     return {
-      hash: await sendRequest(ctx, walletClient, account, request, 'Deposit'),
+      hash: await sendRequest(decode, walletClient, account, request, 'Deposit'),
       wallet,
       method: 'deposit',
     }
@@ -170,7 +213,7 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
   const ownWallet = isAddressEqual(wallet, address)
   if ((params.permit ?? 'auto') === 'auto' && ownWallet) {
     const hash = await tryPermitDeposit(
-      ctx,
+      decode,
       walletClient,
       account,
       wallet,
@@ -187,19 +230,24 @@ async function executeDeposit(ctx: VaultContext, params: DepositParameters): Pro
       { allowance: checks.allowance, amount, shortfall: amount - checks.allowance },
     )
   }
-  const approval = await approveUsdcAndWait(ctx, { amount, account })
+  const approval = await approveUsdcAndWaitIn(slot, ctx, { amount, account })
   const { request } = await simulateDeposit()
   return {
-    hash: await sendRequest(ctx, walletClient, account, request, 'Deposit'),
+    hash: await sendRequest(decode, walletClient, account, request, 'Deposit'),
     wallet,
     method: 'deposit',
     approvalTxHash: approval.txHash,
   }
 }
 
-/** Deposits with an EIP-2612 permit when the USDC supports it; `undefined` means "use approve instead". */
+/**
+ * Deposits with an EIP-2612 permit when the USDC supports it; `undefined` means "use approve instead":
+ * the USDC has no usable permit, or the permit deposit's simulation or gas estimate fails for a reason
+ * an approval fixes (the router swallows a failed permit and then finds no allowance; the signature or
+ * its nonce may be stale because another sender used the permit first).
+ */
 async function tryPermitDeposit(
-  ctx: VaultContext,
+  ctx: DecodeContext,
   walletClient: VaultWalletClient,
   account: Account | Address,
   wallet: Address,
@@ -231,15 +279,7 @@ async function tryPermitDeposit(
     signTypedData(walletClient, {
       account,
       domain,
-      types: {
-        Permit: [
-          { name: 'owner', type: 'address' },
-          { name: 'spender', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'deadline', type: 'uint256' },
-        ],
-      },
+      types: permitTypes,
       primaryType: 'Permit',
       message: {
         owner: wallet,
@@ -252,9 +292,9 @@ async function tryPermitDeposit(
   )
   const { r, s, v, yParity } = parseSignature(signature)
   const vByte = Number(v ?? BigInt(yParity + 27))
-  let request: object
+  let prepared: PreparedWrite
   try {
-    ;({ request } = await guard(ctx, 'Deposit (permit) simulation', () =>
+    const { request } = await guard(ctx, 'Deposit (permit) simulation', () =>
       simulateContract(ctx.publicClient, {
         account,
         address: ctx.addresses.router,
@@ -262,17 +302,18 @@ async function tryPermitDeposit(
         functionName: 'depositWithPermit',
         args: [amount, wallet, deadline, vByte, r, s, minSharesOut],
       }),
-    ))
-  } catch (error) {
-    // The router swallows a failed permit and then finds no allowance: fall back to approve.
-    const code = (error as { code?: string }).code
-    if (
-      code === 'INSUFFICIENT_ALLOWANCE' ||
-      code === 'INVALID_SIGNATURE' ||
-      code === 'PERMIT_EXPIRED'
     )
-      return undefined
+    prepared = await prepareWrite(ctx, account, request, 'Deposit (permit)')
+  } catch (error) {
+    if (error instanceof VaultError && approvalFixes.has(error.code)) return undefined
     throw error
   }
-  return sendRequest(ctx, walletClient, account, request, 'Deposit (permit)')
+  return sendPrepared(ctx, walletClient, prepared, 'Deposit (permit)')
 }
+
+/** Why a permit deposit can fail where approve-then-deposit works. */
+const approvalFixes = new Set<VaultErrorCode>([
+  'INSUFFICIENT_ALLOWANCE',
+  'INVALID_SIGNATURE',
+  'PERMIT_EXPIRED',
+])

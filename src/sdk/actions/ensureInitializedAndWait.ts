@@ -1,9 +1,10 @@
 import { type Address, type Hash, isAddressEqual } from 'viem'
 import type { VaultContext } from '../context.js'
-import { VaultPreconditionError } from '../errors.js'
+import { VaultPreconditionError } from '../errors/classes.js'
 import { validateWallet } from '../internal/validate.js'
 import type { WaitOptions } from '../internal/write.js'
-import { initializeAndWait } from './initialize.js'
+import { runExclusive } from '../internal/writeQueue.js'
+import { initializeAndWaitIn } from './initialize.js'
 import { isRegistered } from './isRegistered.js'
 
 export type EnsureInitializedParameters = {
@@ -45,18 +46,26 @@ export async function ensureInitializedAndWait(
     )
   }
   const wallet = validateWallet(walletInput)
-  if (await isRegistered(ctx, { wallet })) return { wallet, alreadyRegistered: true, txHash: null }
-  if (!accountAddress || !isAddressEqual(accountAddress, wallet)) {
-    throw new VaultPreconditionError(
-      'WALLET_NOT_REGISTERED',
-      accountAddress
-        ? `Wallet ${wallet} is not registered with the vault router, and the wallet client's account (${accountAddress}) cannot register it: a wallet registers itself. Send initialize() from ${wallet} (see planInitialize).`
-        : `Wallet ${wallet} is not registered with the vault router, and there is no wallet client to register it. Send initialize() from ${wallet} (see planInitialize).`,
-      { wallet, ...(accountAddress ? { account: accountAddress } : {}) },
-    )
+  if (accountAddress && isAddressEqual(accountAddress, wallet)) {
+    // Checked and sent in one write slot: two concurrent calls send one initialize().
+    return runExclusive(ctx, accountAddress, async (slot) => {
+      if (await isRegistered(ctx, { wallet })) return registered(wallet)
+      const { txHash } = await initializeAndWaitIn(slot, ctx, params)
+      return { wallet, alreadyRegistered: false, txHash }
+    })
   }
-  const { txHash } = await initializeAndWait(ctx, params)
-  return { wallet, alreadyRegistered: false, txHash }
+  if (await isRegistered(ctx, { wallet })) return registered(wallet)
+  throw new VaultPreconditionError(
+    'WALLET_NOT_REGISTERED',
+    accountAddress
+      ? `Wallet ${wallet} is not registered with the vault router, and the wallet client's account (${accountAddress}) cannot register it: a wallet registers itself. Send initialize() from ${wallet} (see planInitialize).`
+      : `Wallet ${wallet} is not registered with the vault router, and there is no wallet client to register it. Send initialize() from ${wallet} (see planInitialize).`,
+    { wallet, ...(accountAddress ? { account: accountAddress } : {}) },
+  )
+}
+
+function registered(wallet: Address): EnsureInitializedResult {
+  return { wallet, alreadyRegistered: true, txHash: null }
 }
 
 function accountAddressOf(ctx: VaultContext): Address | undefined {

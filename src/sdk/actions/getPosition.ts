@@ -11,7 +11,10 @@ import {
   fieldOf,
   guard,
   multicallOptions,
+  withdrawCapacityCall,
+  withMorphoReachability,
 } from '../internal/read.js'
+import { feeOnYield } from '../internal/shareMath.js'
 import { validateWallet } from '../internal/validate.js'
 
 /** A wallet's position at one block. Amounts are base units (6 decimals). */
@@ -63,7 +66,7 @@ export async function getPosition(ctx: VaultContext, wallet: Address): Promise<V
   const owner = validateWallet(wallet)
   const { router, usdc, shareToken } = ctx.addresses
   const action = 'Position read'
-  const [bn, ts, registered, balance, allowance, shares, position, feeBps] = await guard(
+  const [bn, ts, registered, balance, allowance, shares, position, feeBps, capacity] = await guard(
     ctx,
     action,
     () =>
@@ -78,11 +81,13 @@ export async function getPosition(ctx: VaultContext, wallet: Address): Promise<V
           { address: shareToken, abi: shareTokenAbi, functionName: 'balanceOf', args: [owner] },
           { address: router, abi: routerAbi, functionName: 'getPosition', args: [owner] },
           { address: ctx.addresses.feeCollector, abi: feeCollectorAbi, functionName: 'FEE_BPS' },
+          withdrawCapacityCall(ctx),
         ],
       }),
   )
   const { blockNumber, blockTimestamp } = blockOf(ctx, bn, ts, action)
-  const fee = fieldOf(ctx, feeBps)
+  const decode = withMorphoReachability(ctx, capacity)
+  const fee = fieldOf(decode, feeBps)
   return {
     chain: ctx.chain,
     chainId: ctx.chainId,
@@ -90,20 +95,15 @@ export async function getPosition(ctx: VaultContext, wallet: Address): Promise<V
     wallet: owner,
     blockNumber,
     blockTimestamp,
-    registered: fieldOf(ctx, registered),
-    liquidUsdc: fieldOf(ctx, balance),
-    allowance: fieldOf(ctx, allowance),
-    shares: fieldOf(ctx, shares),
-    deposited: fieldOf(ctx, position, ([deposited]) => deposited),
-    currentValue: fieldOf(ctx, position, ([, value]) => value),
-    accruedYield: fieldOf(ctx, position, ([, , accrued]) => accrued),
+    registered: fieldOf(decode, registered),
+    liquidUsdc: fieldOf(decode, balance),
+    allowance: fieldOf(decode, allowance),
+    shares: fieldOf(decode, shares),
+    deposited: fieldOf(decode, position, ([deposited]) => deposited),
+    currentValue: fieldOf(decode, position, ([, value]) => value),
+    accruedYield: fieldOf(decode, position, ([, , accrued]) => accrued),
     withdrawableUsdc: isUnavailable(fee)
       ? fee
-      : fieldOf(ctx, position, ([, value, accrued]) => netOfFee(value, accrued, fee)),
+      : fieldOf(decode, position, ([, value, accrued]) => value - feeOnYield(accrued, fee)),
   }
-}
-
-/** `value − ceil(feeBps × yieldEarned / 10000)`: the fee collector's fee, rounded up. */
-function netOfFee(value: bigint, yieldEarned: bigint, feeBps: bigint): bigint {
-  return value - (yieldEarned * feeBps + 9_999n) / 10_000n
 }

@@ -11,6 +11,8 @@ import {
   fieldOf,
   guard,
   multicallOptions,
+  withdrawCapacityCall,
+  withMorphoReachability,
 } from '../internal/read.js'
 
 /** The vault's state at one block. USDC and share amounts are base units (6 decimals). */
@@ -99,7 +101,7 @@ export async function getStatus(ctx: VaultContext): Promise<VaultStatus> {
         { address: router, abi: routerAbi, functionName: 'pricePerShare' },
         { address: router, abi: routerAbi, functionName: 'oracleStatus' },
         { address: router, abi: routerAbi, functionName: 'getCurrentAllocation' },
-        { address: router, abi: routerAbi, functionName: 'withdrawCapacity' },
+        withdrawCapacityCall(ctx),
         { address: oracle, abi: oracleAbi, functionName: 'MAX_STALENESS' },
         { address: feeCollector, abi: feeCollectorAbi, functionName: 'treasury' },
         { address: feeCollector, abi: feeCollectorAbi, functionName: 'pendingTreasury' },
@@ -132,9 +134,10 @@ export async function getStatus(ctx: VaultContext): Promise<VaultStatus> {
     symbol,
   ] = results
   const { blockNumber, blockTimestamp } = blockOf(ctx, bn, ts, action)
+  const decode = withMorphoReachability(ctx, capacity)
 
-  const tvlCap = fieldOf(ctx, cap, (value) => (value === maxUint256 ? null : value))
-  const totalAssets = fieldOf(ctx, total)
+  const tvlCap = fieldOf(decode, cap, (value) => (value === maxUint256 ? null : value))
+  const totalAssets = fieldOf(decode, total)
   const tvlHeadroom: Field<bigint | null> = isUnavailable(tvlCap)
     ? tvlCap
     : tvlCap === null
@@ -144,8 +147,10 @@ export async function getStatus(ctx: VaultContext): Promise<VaultStatus> {
         : tvlCap > totalAssets
           ? tvlCap - totalAssets
           : 0n
-  const lastObservationTime = fieldOf(ctx, oracleStatus, ([time]) => time)
-  const pendingTreasury = fieldOf(ctx, pending, (value) => (value === zeroAddress ? null : value))
+  const lastObservationTime = fieldOf(decode, oracleStatus, ([time]) => time)
+  const pendingTreasury = fieldOf(decode, pending, (value) =>
+    value === zeroAddress ? null : value,
+  )
 
   return {
     chain: ctx.chain,
@@ -153,43 +158,43 @@ export async function getStatus(ctx: VaultContext): Promise<VaultStatus> {
     network: ctx.network,
     blockNumber,
     blockTimestamp,
-    depositsPaused: fieldOf(ctx, paused),
-    minDeposit: fieldOf(ctx, minDeposit),
+    depositsPaused: fieldOf(decode, paused),
+    minDeposit: fieldOf(decode, minDeposit),
     tvlCap,
     tvlHeadroom,
     totalAssets,
-    totalShares: fieldOf(ctx, supply),
-    pricePerShare: fieldOf(ctx, pps),
-    shareSymbol: fieldOf(ctx, symbol),
+    totalShares: fieldOf(decode, supply),
+    pricePerShare: fieldOf(decode, pps),
+    shareSymbol: fieldOf(decode, symbol),
     oracle: {
-      fresh: fieldOf(ctx, oracleStatus, ([, fresh]) => fresh),
+      fresh: fieldOf(decode, oracleStatus, ([, fresh]) => fresh),
       lastObservationTime,
       ageSeconds: isUnavailable(lastObservationTime)
         ? lastObservationTime
         : blockTimestamp > lastObservationTime
           ? blockTimestamp - lastObservationTime
           : 0n,
-      maxStalenessSeconds: fieldOf(ctx, maxStale),
+      maxStalenessSeconds: fieldOf(decode, maxStale),
     },
     treasury: {
-      current: fieldOf(ctx, treasury),
+      current: fieldOf(decode, treasury),
       pending: pendingTreasury,
-      rotationEffectiveAt: fieldOf(ctx, effectiveAt, (value) =>
+      rotationEffectiveAt: fieldOf(decode, effectiveAt, (value) =>
         pendingTreasury === null || value === 0n ? null : value,
       ),
     },
     allocation: {
-      aave: fieldOf(ctx, allocation, ([aave]) => aave),
-      morpho: fieldOf(ctx, allocation, ([, morpho]) => morpho),
+      aave: fieldOf(decode, allocation, ([aave]) => aave),
+      morpho: fieldOf(decode, allocation, ([, morpho]) => morpho),
     },
     withdrawCapacity: {
-      aaveAssetsHeld: fieldOf(ctx, capacity, (c) => c.aaveAssetsHeld),
-      aaveIdleLiquidity: fieldOf(ctx, capacity, (c) => c.aaveIdleLiquidity),
-      aaveWithdrawCap: fieldOf(ctx, capacity, (c) => c.aaveWithdrawCap),
-      morphoAssetsHeld: fieldOf(ctx, capacity, (c) => c.morphoAssetsHeld),
-      morphoWithdrawCap: fieldOf(ctx, capacity, (c) => c.morphoWithdrawCap),
-      morphoReachable: fieldOf(ctx, capacity, (c) => c.morphoReachable),
-      totalWithdrawCap: fieldOf(ctx, capacity, (c) => c.totalWithdrawCap),
+      aaveAssetsHeld: fieldOf(decode, capacity, (c) => c.aaveAssetsHeld),
+      aaveIdleLiquidity: fieldOf(decode, capacity, (c) => c.aaveIdleLiquidity),
+      aaveWithdrawCap: fieldOf(decode, capacity, (c) => c.aaveWithdrawCap),
+      morphoAssetsHeld: fieldOf(decode, capacity, (c) => c.morphoAssetsHeld),
+      morphoWithdrawCap: fieldOf(decode, capacity, (c) => c.morphoWithdrawCap),
+      morphoReachable: fieldOf(decode, capacity, (c) => c.morphoReachable),
+      totalWithdrawCap: fieldOf(decode, capacity, (c) => c.totalWithdrawCap),
     },
   }
 }

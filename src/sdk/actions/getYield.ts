@@ -11,6 +11,8 @@ import {
   fieldOf,
   guard,
   multicallOptions,
+  withdrawCapacityCall,
+  withMorphoReachability,
 } from '../internal/read.js'
 import { formatRayPercent } from '../rates.js'
 
@@ -83,7 +85,7 @@ export type VaultYield = {
 export async function getYield(ctx: VaultContext): Promise<VaultYield> {
   const { oracle } = ctx.addresses
   const action = 'Yield read'
-  const [bn, ts, rates, optimal, fresh] = await guard(ctx, action, () =>
+  const [bn, ts, rates, optimal, fresh, capacity] = await guard(ctx, action, () =>
     multicall(ctx.publicClient, {
       ...multicallOptions,
       contracts: [
@@ -92,11 +94,14 @@ export async function getYield(ctx: VaultContext): Promise<VaultYield> {
         { address: oracle, abi: oracleAbi, functionName: 'getAllRates' },
         { address: oracle, abi: oracleAbi, functionName: 'getOptimalVault' },
         { address: oracle, abi: oracleAbi, functionName: 'isFresh' },
+        // The oracle's views revert with the Morpho vault's own error; this tells that error apart.
+        withdrawCapacityCall(ctx),
       ],
     }),
   )
   const { blockNumber, blockTimestamp } = blockOf(ctx, bn, ts, action)
-  const all = fieldOf(ctx, rates)
+  const decode = withMorphoReachability(ctx, capacity)
+  const all = fieldOf(decode, rates)
 
   const venue = (vaultType: 0 | 1): VenueYield => {
     const name: VenueName = vaultType === 0 ? 'aave' : 'morpho'
@@ -135,13 +140,13 @@ export async function getYield(ctx: VaultContext): Promise<VaultYield> {
     blockTimestamp,
     aave: venue(0),
     morpho: venue(1),
-    optimal: fieldOf(ctx, optimal, ([vault, vaultType, twarRate]) => ({
+    optimal: fieldOf(decode, optimal, ([vault, vaultType, twarRate]) => ({
       venue: vaultType === 0 ? ('aave' as const) : ('morpho' as const),
       vaultType,
       vault,
       twarRay: twarRate,
       twarApy: formatRayPercent(twarRate),
     })),
-    oracleFresh: fieldOf(ctx, fresh),
+    oracleFresh: fieldOf(decode, fresh),
   }
 }

@@ -10,6 +10,12 @@ import {
   type WaitOptions,
   waitForSuccess,
 } from '../internal/write.js'
+import {
+  assertSlotFor,
+  runExclusive,
+  sendExclusive,
+  type WriteSlot,
+} from '../internal/writeQueue.js'
 
 export type InitializeParameters = {
   /** The account that registers itself. Default: the wallet client's account. */
@@ -27,17 +33,27 @@ export type InitializeResult = {
  * Registers the sending account with the router (`router.initialize()`). Simulates first: an
  * already-registered wallet is refused with `WALLET_ALREADY_REGISTERED` before anything is sent.
  *
+ * Runs in the sending account's write queue: after every earlier write from that account has its
+ * receipt, and holding the account until this transaction has its own. A nonce another process took
+ * first is `NONCE_CONFLICT` (retryable).
+ *
  * @param ctx - The vault client, with a wallet client.
  * @param params - `account` (default: the wallet client's).
  * @returns The transaction hash.
  * @example
  * const hash = await vault.initialize()
  */
-export async function initialize(
+export function initialize(ctx: VaultContext, params: InitializeParameters = {}): Promise<Hash> {
+  return sendExclusive(ctx, params.account, (slot) => sendInitialize(slot, ctx, params))
+}
+
+async function sendInitialize(
+  slot: WriteSlot,
   ctx: VaultContext,
-  params: InitializeParameters = {},
+  params: InitializeParameters,
 ): Promise<Hash> {
-  const { walletClient, account } = resolveAccount(ctx, params.account)
+  const { walletClient, account, address } = resolveAccount(ctx, params.account)
+  assertSlotFor(slot, ctx, address)
   const { request } = await guard(ctx, 'Registration simulation', () =>
     simulateContract(ctx.publicClient, {
       account,
@@ -59,12 +75,29 @@ export async function initialize(
  * @example
  * await vault.initializeAndWait()
  */
-export async function initializeAndWait(
+export function initializeAndWait(
   ctx: VaultContext,
   params: InitializeParameters & WaitOptions = {},
 ): Promise<InitializeResult> {
+  return runExclusive(ctx, params.account, (slot) => initializeAndWaitIn(slot, ctx, params))
+}
+
+/**
+ * The body of {@link initializeAndWait} for a caller that already holds the account's write slot
+ * (see `runExclusive`), such as `ensureInitializedAndWait`.
+ *
+ * @param slot - The sending account's write slot.
+ * @param ctx - The vault client, with a wallet client.
+ * @param params - As `initializeAndWait`.
+ * @returns As `initializeAndWait`.
+ */
+export async function initializeAndWaitIn(
+  slot: WriteSlot,
+  ctx: VaultContext,
+  params: InitializeParameters & WaitOptions,
+): Promise<InitializeResult> {
   const { address } = resolveAccount(ctx, params.account)
-  const txHash = await initialize(ctx, params)
+  const txHash = await sendInitialize(slot, ctx, params)
   const receipt = await waitForSuccess(ctx, txHash, 'Registration', params)
   const wallet = findRouterEvent(ctx, receipt, 'WalletAuthorised', address)?.args.wallet ?? address
   return { txHash, wallet, blockNumber: receipt.blockNumber }

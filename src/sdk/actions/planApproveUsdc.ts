@@ -3,7 +3,7 @@ import { multicall } from 'viem/actions'
 import { usdcAbi } from '../abis/index.js'
 import type { VaultChainName } from '../chains.js'
 import type { VaultContext } from '../context.js'
-import { VaultValidationError } from '../errors.js'
+import { VaultValidationError } from '../errors/classes.js'
 import type { Field } from '../field.js'
 import {
   blockNumberCall,

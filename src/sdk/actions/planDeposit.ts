@@ -118,7 +118,8 @@ export async function planDeposit(
   }
   if (needsApproval || needsRegistration) return plan
 
-  const { result } = await guard(ctx, 'Deposit simulation', () =>
+  const decode = { ...ctx, morphoReachable: checks.morphoReachable }
+  const { result } = await guard(decode, 'Deposit simulation', () =>
     simulateContract(ctx.publicClient, {
       account: wallet,
       address: ctx.addresses.router,

@@ -46,8 +46,10 @@ export type WithdrawPlan = {
  * Plans `router.withdraw(shares, wallet, minUsdcOut)` for any wallet, without signing, in two round
  * trips: one Multicall3 read (registration, shares, the preview) and one simulation from the wallet.
  *
- * By `amount`, the shares come from `previewWithdrawNet(amount, wallet)` and `minUsdcOut = amount`, so
- * the wallet receives at least what it asked for (or the transaction reverts). By `shares`,
+ * By `amount`, the shares come from `previewWithdrawNet(amount, wallet)`, checked against the share
+ * math read in the same multicall (the live quote can fall 1 base unit short for a whole position; then
+ * one more share, or all of them), and `minUsdcOut = amount`, so the wallet receives at least what it
+ * asked for (or the transaction reverts). By `shares`,
  * `minUsdcOut = previewRedeem(shares) × (10000 − slippageBps) / 10000`.
  *
  * @param ctx - The vault client (no wallet client needed).
@@ -68,7 +70,8 @@ export async function planWithdraw(
   const target = parseWithdrawTarget(params)
   const bps = validateSlippage(params.slippageBps ?? slippageBps)
   const quote = await quoteWithdraw(ctx, wallet, target, bps, 'Withdrawal plan')
-  const { result } = await guard(ctx, 'Withdrawal simulation', () =>
+  const decode = { ...ctx, morphoReachable: quote.morphoReachable }
+  const { result } = await guard(decode, 'Withdrawal simulation', () =>
     simulateContract(ctx.publicClient, {
       account: wallet,
       address: ctx.addresses.router,

@@ -4,7 +4,8 @@ import { feeCollectorAbi, oracleAbi, routerAbi, shareTokenAbi, usdcAbi } from '.
 import { aavePoolAbi, aTokenAbi, erc4626Abi } from '../abis/venues.js'
 import type { VaultAddresses } from '../chains.js'
 import type { VaultContext } from '../context.js'
-import { AddressMismatchError, toVaultError, VaultConfigError } from '../errors.js'
+import { AddressMismatchError, VaultConfigError } from '../errors/classes.js'
+import { toVaultError } from '../errors/toVaultError.js'
 import {
   blockNumberCall,
   blockOf,

@@ -2,8 +2,8 @@ import type { Account, Address, Hash } from 'viem'
 import { simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
-import { VaultValidationError } from '../errors.js'
-import { guard } from '../internal/read.js'
+import { VaultValidationError } from '../errors/classes.js'
+import { type DecodeContext, guard } from '../internal/read.js'
 import {
   resolveAccount,
   validateSlippage,
@@ -17,6 +17,12 @@ import {
   type WaitOptions,
   waitForSuccess,
 } from '../internal/write.js'
+import {
+  assertSlotFor,
+  runExclusive,
+  sendExclusive,
+  type WriteSlot,
+} from '../internal/writeQueue.js'
 
 /**
  * A withdrawal: by `amount` (USDC the wallet receives at least, after the fee) or by `shares`
@@ -49,9 +55,14 @@ export type WithdrawResult = {
 }
 
 /**
- * Withdraws from the vault, by USDC amount (`previewWithdrawNet` shares, `minUsdcOut = amount`) or by
- * shares (`previewRedeem` minus slippage). Checks registration and share balance, simulates, then sends;
- * a withdrawal that would fail is refused before anything is sent.
+ * Withdraws from the vault, by USDC amount (`previewWithdrawNet` shares, checked to deliver at least
+ * the amount; `minUsdcOut = amount`) or by shares (`previewRedeem` minus slippage). Checks registration
+ * and share balance, simulates and estimates gas, then sends; a withdrawal that would fail is refused
+ * before anything is sent.
+ *
+ * Runs in the sending account's write queue: after every earlier write from that account has its
+ * receipt, and holding the account until this transaction has its own. A nonce another process took
+ * first is `NONCE_CONFLICT` (retryable).
  *
  * @param ctx - The vault client, with a wallet client.
  * @param params - `amount` or `shares`, `wallet`, `slippageBps`, `minUsdcOut`, `account`.
@@ -61,8 +72,12 @@ export type WithdrawResult = {
  * @example
  * await vault.withdraw({ amount: parseUsdc('5') })
  */
-export async function withdraw(ctx: VaultContext, params: WithdrawParameters): Promise<Hash> {
-  return (await executeWithdraw(ctx, params)).hash
+export function withdraw(ctx: VaultContext, params: WithdrawParameters): Promise<Hash> {
+  return sendExclusive(
+    ctx,
+    params.account,
+    async (slot) => (await executeWithdraw(slot, ctx, params)).hash,
+  )
 }
 
 /**
@@ -74,29 +89,33 @@ export async function withdraw(ctx: VaultContext, params: WithdrawParameters): P
  * @example
  * const { usdcReturned } = await vault.withdrawAndWait({ shares: 1_000_000n })
  */
-export async function withdrawAndWait(
+export function withdrawAndWait(
   ctx: VaultContext,
   params: WithdrawParameters & WaitOptions,
 ): Promise<WithdrawResult> {
-  const { hash, wallet } = await executeWithdraw(ctx, params)
-  const receipt = await waitForSuccess(ctx, hash, 'Withdrawal', params)
-  const log = requireRouterEvent(ctx, receipt, 'Withdrawn', wallet, 'Withdrawal')
-  return {
-    txHash: hash,
-    wallet,
-    sharesBurned: log.args.dvUsdcBurned,
-    usdcReturned: log.args.usdcReturned,
-    yieldEarned: log.args.yieldEarned,
-    feePaid: log.args.feePaid,
-    blockNumber: receipt.blockNumber,
-  }
+  return runExclusive(ctx, params.account, async (slot) => {
+    const { hash, wallet } = await executeWithdraw(slot, ctx, params)
+    const receipt = await waitForSuccess(ctx, hash, 'Withdrawal', params)
+    const log = requireRouterEvent(ctx, receipt, 'Withdrawn', wallet, 'Withdrawal')
+    return {
+      txHash: hash,
+      wallet,
+      sharesBurned: log.args.dvUsdcBurned,
+      usdcReturned: log.args.usdcReturned,
+      yieldEarned: log.args.yieldEarned,
+      feePaid: log.args.feePaid,
+      blockNumber: receipt.blockNumber,
+    }
+  })
 }
 
 async function executeWithdraw(
+  slot: WriteSlot,
   ctx: VaultContext,
   params: WithdrawParameters,
 ): Promise<{ hash: Hash; wallet: Address }> {
   const { walletClient, account, address } = resolveAccount(ctx, params.account)
+  assertSlotFor(slot, ctx, address)
   const wallet = params.wallet === undefined ? address : validateWallet(params.wallet)
   const target = parseWithdrawTarget(params)
   const slippageBps = validateSlippage(params.slippageBps)
@@ -115,7 +134,8 @@ async function executeWithdraw(
   }
   const quote = await quoteWithdraw(ctx, wallet, target, slippageBps, 'Withdrawal')
   const minUsdcOut = minUsdcOverride ?? quote.minUsdcOut
-  const { request } = await guard(ctx, 'Withdrawal simulation', () =>
+  const decode: DecodeContext = { ...ctx, morphoReachable: quote.morphoReachable }
+  const { request } = await guard(decode, 'Withdrawal simulation', () =>
     simulateContract(ctx.publicClient, {
       account,
       address: ctx.addresses.router,
@@ -124,5 +144,5 @@ async function executeWithdraw(
       args: [quote.shares, wallet, minUsdcOut],
     }),
   )
-  return { hash: await sendRequest(ctx, walletClient, account, request, 'Withdrawal'), wallet }
+  return { hash: await sendRequest(decode, walletClient, account, request, 'Withdrawal'), wallet }
 }

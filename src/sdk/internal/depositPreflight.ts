@@ -2,7 +2,7 @@ import { type Address, type Hex, maxUint256 } from 'viem'
 import { multicall } from 'viem/actions'
 import { routerAbi, usdcAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
-import { VaultPreconditionError } from '../errors.js'
+import { VaultPreconditionError } from '../errors/classes.js'
 import { formatUsdc } from '../money.js'
 import {
   blockNumberCall,
@@ -11,6 +11,8 @@ import {
   guard,
   multicallOptions,
   resultValue,
+  withdrawCapacityCall,
+  withMorphoReachability,
 } from './read.js'
 
 /** Everything a deposit depends on, read in one Multicall3 call at one block. */
@@ -27,6 +29,8 @@ export type DepositChecks = {
   usdcBalance: bigint
   allowance: bigint
   expectedShares: bigint
+  /** `withdrawCapacity().morphoReachable`; `undefined` when that read failed. */
+  morphoReachable: boolean | undefined
   /** The USDC's EIP-2612 facts, when it has them. */
   permit:
     | { nonce: bigint; name: string; version: string | undefined; domainSeparator: Hex }
@@ -56,6 +60,7 @@ export async function readDepositChecks(
     name,
     version,
     separator,
+    capacity,
   ] = await guard(ctx, action, () =>
     multicall(ctx.publicClient, {
       ...multicallOptions,
@@ -74,22 +79,25 @@ export async function readDepositChecks(
         { address: usdc, abi: usdcAbi, functionName: 'name' },
         { address: usdc, abi: usdcAbi, functionName: 'version' },
         { address: usdc, abi: usdcAbi, functionName: 'DOMAIN_SEPARATOR' },
+        withdrawCapacityCall(ctx),
       ],
     }),
   )
   const { blockNumber, blockTimestamp } = blockOf(ctx, bn, ts, action)
-  const capValue = resultValue(ctx, cap, action)
+  const decode = withMorphoReachability(ctx, capacity)
+  const capValue = resultValue(decode, cap, action)
   return {
     blockNumber,
     blockTimestamp,
-    paused: resultValue(ctx, paused, action),
-    registered: resultValue(ctx, registered, action),
-    minDeposit: resultValue(ctx, minDeposit, action),
+    paused: resultValue(decode, paused, action),
+    registered: resultValue(decode, registered, action),
+    minDeposit: resultValue(decode, minDeposit, action),
     tvlCap: capValue === maxUint256 ? null : capValue,
     totalAssets: total.status === 'success' ? total.result : undefined,
-    usdcBalance: resultValue(ctx, balance, action),
-    allowance: resultValue(ctx, allowance, action),
-    expectedShares: resultValue(ctx, preview, action),
+    usdcBalance: resultValue(decode, balance, action),
+    allowance: resultValue(decode, allowance, action),
+    expectedShares: resultValue(decode, preview, action),
+    morphoReachable: decode.morphoReachable,
     permit:
       nonce.status === 'success' && name.status === 'success' && separator.status === 'success'
         ? {

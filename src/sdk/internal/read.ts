@@ -1,8 +1,10 @@
 import type { MulticallResponse } from 'viem'
+import { routerAbi } from '../abis/router.js'
 import { multicall3Abi } from '../abis/venues.js'
 import { multicall3Address } from '../chains.js'
 import type { VaultContext } from '../context.js'
-import { toVaultError, type VaultError } from '../errors.js'
+import type { VaultError } from '../errors/classes.js'
+import { toVaultError } from '../errors/toVaultError.js'
 import { type Field, unavailable } from '../field.js'
 
 /** Options for every SDK multicall: per-call failures, Multicall3 at its canonical address, one `eth_call`. */
@@ -25,6 +27,38 @@ export const blockTimestampCall = {
 } as const
 
 /**
+ * A vault context plus what a read learned that decodes its failures: `morphoReachable` from the
+ * router's `withdrawCapacity()`, read in the same round trip. While it is `false`, a revert no vault ABI
+ * knows is the Morpho vault's own error, reported as `MORPHO_UNREACHABLE`.
+ */
+export type DecodeContext = VaultContext & { readonly morphoReachable?: boolean | undefined }
+
+/** The router's `withdrawCapacity()` as a multicall entry: it never reverts, and says whether Morpho answers. */
+export function withdrawCapacityCall(ctx: VaultContext) {
+  return {
+    address: ctx.addresses.router,
+    abi: routerAbi,
+    functionName: 'withdrawCapacity',
+  } as const
+}
+
+/** `ctx` with `morphoReachable` taken from a `withdrawCapacity()` result (unknown when that failed). */
+export function withMorphoReachability(
+  ctx: VaultContext,
+  capacity: MulticallResponse<{ morphoReachable: boolean }>,
+): DecodeContext {
+  return {
+    ...ctx,
+    morphoReachable: capacity.status === 'success' ? capacity.result.morphoReachable : undefined,
+  }
+}
+
+/** What `toVaultError` needs from a context. */
+function decodeOptions(ctx: DecodeContext, action?: string) {
+  return { addresses: ctx.addresses, morphoReachable: ctx.morphoReachable, action }
+}
+
+/**
  * Returns the block of a multicall from its first two results (Multicall3's getters).
  * If they failed, the whole call failed (RPC trouble, no Multicall3): that error is thrown.
  */
@@ -44,35 +78,34 @@ export function blockOf(
 
 /** Turns one multicall result into a field: the value, or `Unavailable` with the decoded reason. */
 export function fieldOf<T, U = T>(
-  ctx: VaultContext,
+  ctx: DecodeContext,
   result: MulticallResponse<T>,
   map?: (value: T) => U,
 ): Field<U> {
   if (result.status === 'failure')
-    return unavailable(toVaultError(result.error, { addresses: ctx.addresses }))
+    return unavailable(toVaultError(result.error, decodeOptions(ctx)))
   return map ? map(result.result) : (result.result as unknown as U)
 }
 
 /** Returns one multicall result's value, or throws its (decoded) error. */
 export function resultValue<T>(
-  ctx: VaultContext,
+  ctx: DecodeContext,
   result: MulticallResponse<T>,
   action?: string,
 ): T {
-  if (result.status === 'failure')
-    throw toVaultError(result.error, { addresses: ctx.addresses, action })
+  if (result.status === 'failure') throw toVaultError(result.error, decodeOptions(ctx, action))
   return result.result
 }
 
 /** Runs one promise, converting any failure to a `VaultError`. */
 export async function guard<T>(
-  ctx: VaultContext,
+  ctx: DecodeContext,
   action: string,
   run: () => Promise<T>,
 ): Promise<T> {
   try {
     return await run()
   } catch (error) {
-    throw toVaultError(error, { addresses: ctx.addresses, action }) satisfies VaultError
+    throw toVaultError(error, decodeOptions(ctx, action)) satisfies VaultError
   }
 }

@@ -1,6 +1,6 @@
 import { type Account, type Address, maxUint256 } from 'viem'
 import type { VaultContext, VaultWalletClient } from '../context.js'
-import { VaultConfigError, VaultValidationError } from '../errors.js'
+import { VaultConfigError, VaultValidationError } from '../errors/classes.js'
 import { evmAddress } from '../money.js'
 
 /** The default slippage tolerance, in basis points. */

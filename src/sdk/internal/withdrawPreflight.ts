@@ -1,8 +1,8 @@
 import type { Address } from 'viem'
 import { multicall } from 'viem/actions'
-import { routerAbi, shareTokenAbi } from '../abis/index.js'
+import { feeCollectorAbi, routerAbi, shareTokenAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
-import { VaultPreconditionError, VaultValidationError } from '../errors.js'
+import { VaultPreconditionError, VaultValidationError } from '../errors/classes.js'
 import { formatUsdc } from '../money.js'
 import {
   blockNumberCall,
@@ -11,7 +11,15 @@ import {
   guard,
   multicallOptions,
   resultValue,
+  withdrawCapacityCall,
+  withMorphoReachability,
 } from './read.js'
+import {
+  previewRedeem,
+  sharesDeliveringNet,
+  type VaultTotals,
+  type WalletHoldings,
+} from './shareMath.js'
 import { applySlippage, validateAmount } from './validate.js'
 
 /** A withdrawal by USDC amount (the wallet receives at least `amount`) or by exact share count. */
@@ -51,11 +59,14 @@ export type WithdrawQuote = {
   expectedUsdcOut: bigint
   /** The least USDC accepted; never below `amount` when withdrawing by amount. */
   minUsdcOut: bigint
+  /** `withdrawCapacity().morphoReachable` at that block; `undefined` when that read failed. */
+  morphoReachable: boolean | undefined
 }
 
 /**
  * Reads the wallet's registration, shares and the preview in one round trip and derives the
- * withdrawal: by amount, `previewWithdrawNet(amount)` shares and `minUsdcOut = amount`; by shares,
+ * withdrawal: by amount, `previewWithdrawNet(amount)` shares, checked against the share math of
+ * PROTOCOL.md §4.1 (see {@link sharesForAmount}), and `minUsdcOut = amount`; by shares,
  * `previewRedeem(shares)` minus slippage. Blockers throw `VaultPreconditionError`s.
  */
 export async function quoteWithdraw(
@@ -65,7 +76,7 @@ export async function quoteWithdraw(
   slippageBps: number,
   action: string,
 ): Promise<WithdrawQuote> {
-  const { router, shareToken } = ctx.addresses
+  const { router, shareToken, feeCollector } = ctx.addresses
   const preview =
     target.mode === 'amount'
       ? ({
@@ -80,27 +91,36 @@ export async function quoteWithdraw(
           functionName: 'previewRedeem',
           args: [target.shares, wallet],
         } as const)
-  const [bn, ts, registered, balance, previewResult] = await guard(ctx, action, () =>
-    multicall(ctx.publicClient, {
-      ...multicallOptions,
-      contracts: [
-        blockNumberCall,
-        blockTimestampCall,
-        { address: router, abi: routerAbi, functionName: 'authorizedWallets', args: [wallet] },
-        { address: shareToken, abi: shareTokenAbi, functionName: 'balanceOf', args: [wallet] },
-        preview,
-      ],
-    }),
-  )
+  const [bn, ts, registered, balance, previewResult, capacity, assets, supply, basis, feeBps] =
+    await guard(ctx, action, () =>
+      multicall(ctx.publicClient, {
+        ...multicallOptions,
+        contracts: [
+          blockNumberCall,
+          blockTimestampCall,
+          { address: router, abi: routerAbi, functionName: 'authorizedWallets', args: [wallet] },
+          { address: shareToken, abi: shareTokenAbi, functionName: 'balanceOf', args: [wallet] },
+          preview,
+          withdrawCapacityCall(ctx),
+          // The share math's inputs, to check a by-amount quote (sharesForAmount).
+          { address: router, abi: routerAbi, functionName: 'totalVaultAssets' },
+          { address: shareToken, abi: shareTokenAbi, functionName: 'totalSupply' },
+          { address: router, abi: routerAbi, functionName: 'costBasisUSDC', args: [wallet] },
+          { address: feeCollector, abi: feeCollectorAbi, functionName: 'FEE_BPS' },
+        ],
+      }),
+    )
   const { blockNumber } = blockOf(ctx, bn, ts, action)
-  if (!resultValue(ctx, registered, action)) {
+  const decode = withMorphoReachability(ctx, capacity)
+  const { morphoReachable } = decode
+  if (!resultValue(decode, registered, action)) {
     throw new VaultPreconditionError(
       'WALLET_NOT_REGISTERED',
       `Wallet ${wallet} is not registered with the vault router, so it has nothing to withdraw.`,
       { wallet },
     )
   }
-  const shareBalance = resultValue(ctx, balance, action)
+  const shareBalance = resultValue(decode, balance, action)
   if (target.mode === 'shares' && target.shares > shareBalance) {
     throw new VaultPreconditionError(
       'INSUFFICIENT_SHARES',
@@ -108,7 +128,7 @@ export async function quoteWithdraw(
       { requested: target.shares, available: shareBalance },
     )
   }
-  const previewed = resultValue(ctx, previewResult as never, action) as bigint
+  const previewed = resultValue(decode, previewResult as never, action) as bigint
   if (target.mode === 'amount') {
     if (previewed > shareBalance) {
       throw new VaultPreconditionError(
@@ -117,13 +137,22 @@ export async function quoteWithdraw(
         { requested: previewed, available: shareBalance },
       )
     }
+    const shares = sharesForAmount(previewed, target.amount, {
+      vault: {
+        totalAssets: resultValue(decode, assets, action),
+        totalShares: resultValue(decode, supply, action),
+      },
+      wallet: { shares: shareBalance, costBasis: resultValue(decode, basis, action) },
+      feeBps: resultValue(decode, feeBps, action),
+    })
     return {
       mode: 'amount',
       blockNumber,
-      shares: previewed,
+      shares,
       shareBalance,
       expectedUsdcOut: target.amount,
       minUsdcOut: target.amount,
+      morphoReachable,
     }
   }
   return {
@@ -133,5 +162,32 @@ export async function quoteWithdraw(
     shareBalance,
     expectedUsdcOut: previewed,
     minUsdcOut: applySlippage(previewed, slippageBps),
+    morphoReachable,
   }
+}
+
+/**
+ * The shares to burn so the wallet receives at least `amount`: the router's `previewWithdrawNet` quote,
+ * or more when the quote falls short. The live formula can quote `W − 1` shares for the whole position,
+ * which nets 1 base unit less than asked (PROTOCOL.md §4.2); then the next share up, or every share.
+ *
+ * @param quoted - `previewWithdrawNet(amount, wallet)`.
+ * @param amount - The USDC the wallet must receive, net of the fee.
+ * @param state - The share math's inputs, read at the quote's block.
+ * @returns The shares to burn.
+ * @throws {VaultPreconditionError} `UNSERVICEABLE_AMOUNT` when even every share pays less.
+ */
+export function sharesForAmount(
+  quoted: bigint,
+  amount: bigint,
+  state: { vault: VaultTotals; wallet: WalletHoldings; feeBps: bigint },
+): bigint {
+  const shares = sharesDeliveringNet(quoted, amount, state.vault, state.wallet, state.feeBps)
+  if (shares !== undefined) return shares
+  const maxDeliverable = previewRedeem(state.wallet.shares, state.vault, state.wallet, state.feeBps)
+  throw new VaultPreconditionError(
+    'UNSERVICEABLE_AMOUNT',
+    `The wallet can receive at most ${formatUsdc(maxDeliverable)} USDC after fees, less than the ${formatUsdc(amount)} USDC requested.`,
+    { requested: amount, maxDeliverable },
+  )
 }

@@ -1,7 +1,9 @@
 import {
   type Account,
   type Address,
+  decodeFunctionData,
   type Hash,
+  type Hex,
   isAddressEqual,
   parseEventLogs,
   type TransactionReceipt,
@@ -10,13 +12,15 @@ import {
   call,
   estimateContractGas,
   getTransaction,
+  getTransactionCount,
   waitForTransactionReceipt,
   writeContract,
 } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultContext, VaultWalletClient } from '../context.js'
-import { toVaultError, VaultContractError, VaultTransactionError } from '../errors.js'
-import { guard } from './read.js'
+import { VaultContractError, VaultTransactionError } from '../errors/classes.js'
+import { toVaultError } from '../errors/toVaultError.js'
+import { type DecodeContext, guard } from './read.js'
 
 /** Options every `…AndWait` write accepts. */
 export type WaitOptions = {
@@ -43,28 +47,70 @@ export function withGasMargin(estimate: bigint): bigint {
   return estimate + (percent > GAS_MARGIN_MIN ? percent : GAS_MARGIN_MIN)
 }
 
+/** A simulated request with its gas limit and nonce, ready to send. */
+export type PreparedWrite = {
+  params: Record<string, unknown>
+  gas: bigint
+  nonce: number
+}
+
 /**
- * Sends a simulated request (from `simulateContract`) with the wallet client and the gas limit of
- * {@link withGasMargin}; errors become `VaultError`s.
+ * Estimates a simulated request's gas and reads the sender's nonce, in one parallel step. A failed
+ * estimate throws here, so a write that would fail is refused before anything is sent.
+ *
+ * The nonce is the account's transaction count at the latest block, not the pending one. In one
+ * process the write queue has waited for every earlier write's receipt, so that is the next nonce.
+ * When another process sends with the same key at the same time, both pick the same nonce and the node
+ * refuses the later one (`NONCE_CONFLICT`, safe to retry): nothing is mined that was simulated against
+ * a state the other transaction changes. The explicit nonce also bypasses an account's viem
+ * `nonceManager`, which counts pending transactions.
+ */
+export async function prepareWrite(
+  ctx: DecodeContext,
+  account: Account | Address,
+  request: object,
+  action: string,
+): Promise<PreparedWrite> {
+  const params = { ...(request as Record<string, unknown>), account }
+  const address = typeof account === 'string' ? account : account.address
+  const [estimate, nonce] = await guard(ctx, `${action} (gas estimate)`, () =>
+    Promise.all([
+      estimateContractGas(ctx.publicClient, params as never),
+      getTransactionCount(ctx.publicClient, { address, blockTag: 'latest' }),
+    ]),
+  )
+  return { params, gas: withGasMargin(estimate), nonce }
+}
+
+/** Sends a prepared write with the wallet client; errors become `VaultError`s. */
+export function sendPrepared(
+  ctx: DecodeContext,
+  walletClient: VaultWalletClient,
+  prepared: PreparedWrite,
+  action: string,
+): Promise<Hash> {
+  return guard(ctx, action, () =>
+    writeContract(walletClient, {
+      ...prepared.params,
+      gas: prepared.gas,
+      nonce: prepared.nonce,
+      chain: walletClient.chain ?? ctx.viemChain,
+    } as never),
+  )
+}
+
+/**
+ * Sends a simulated request (from `simulateContract`): {@link prepareWrite}, then
+ * {@link sendPrepared}.
  */
 export async function sendRequest(
-  ctx: VaultContext,
+  ctx: DecodeContext,
   walletClient: VaultWalletClient,
   account: Account | Address,
   request: object,
   action: string,
 ): Promise<Hash> {
-  const params = { ...(request as Record<string, unknown>), account }
-  const estimate = await guard(ctx, `${action} (gas estimate)`, () =>
-    estimateContractGas(ctx.publicClient, params as never),
-  )
-  return guard(ctx, action, () =>
-    writeContract(walletClient, {
-      ...params,
-      gas: withGasMargin(estimate),
-      chain: walletClient.chain ?? ctx.viemChain,
-    } as never),
-  )
+  return sendPrepared(ctx, walletClient, await prepareWrite(ctx, account, request, action), action)
 }
 
 /** Waits for a receipt and checks its status. */
@@ -97,15 +143,24 @@ export async function waitForSuccess(
     throw converted
   }
   if (receipt.status !== 'success') {
-    const revert = await replayRevert(ctx, hash, receipt)
+    const replayed = await replayRevert(ctx, hash, receipt)
+    const revert = replayed?.revert
+    // The code stays TRANSACTION_REVERTED (gas was spent); what the revert means is in
+    // `details.revertCode` and in the cause, decoded like a simulation's.
     throw new VaultTransactionError(
       'TRANSACTION_REVERTED',
-      `${action}: transaction ${hash} reverted on chain${revert ? `: ${revert.message}` : '.'}`,
+      `${action}: transaction ${hash} reverted on chain${replayed ? `: ${replayed.message}` : '.'}`,
       {
         txHash: hash,
         blockNumber: receipt.blockNumber,
-        ...(revert?.errorName ? { errorName: revert.errorName, args: revert.args } : {}),
+        ...(revert
+          ? {
+              revertCode: revert.code,
+              ...(revert.errorName ? { errorName: revert.errorName, args: revert.args } : {}),
+            }
+          : {}),
       },
+      revert,
     )
   }
   return receipt
@@ -150,18 +205,20 @@ export function requireRouterEvent<const eventName extends WalletEventName>(
 /**
  * Best effort: replays a reverted transaction as an `eth_call` on the state before its block to learn
  * why it reverted (other transactions earlier in the same block may make the replay differ).
+ *
+ * @returns Why, as a sentence, with the decoded revert when there is one.
  */
 async function replayRevert(
   ctx: VaultContext,
   hash: Hash,
   receipt: TransactionReceipt,
-): Promise<{ message: string; errorName?: string; args: readonly unknown[] } | undefined> {
+): Promise<{ message: string; revert?: VaultContractError } | undefined> {
+  let functionName: string | undefined
   try {
     const tx = await getTransaction(ctx.publicClient, { hash })
-    if (receipt.gasUsed >= tx.gas) {
-      return { message: `it ran out of gas (limit ${tx.gas})`, args: [] }
-    }
+    if (receipt.gasUsed >= tx.gas) return { message: `it ran out of gas (limit ${tx.gas})` }
     if (!tx.to) return undefined
+    functionName = routerFunctionOf(tx.input)
     await call(ctx.publicClient, {
       account: tx.from,
       to: tx.to,
@@ -171,12 +228,17 @@ async function replayRevert(
     })
     return undefined
   } catch (error) {
-    const converted = toVaultError(error, { addresses: ctx.addresses })
-    if (!(converted instanceof VaultContractError)) return undefined
-    return {
-      message: converted.message,
-      ...(converted.errorName ? { errorName: converted.errorName } : {}),
-      args: converted.args,
-    }
+    // The function name tells a deposit's slippage (in shares) from a withdrawal's (in USDC).
+    const revert = toVaultError(error, { addresses: ctx.addresses, functionName })
+    return revert instanceof VaultContractError ? { message: revert.message, revert } : undefined
+  }
+}
+
+/** The router function a transaction's input calls, when it calls one. */
+function routerFunctionOf(input: Hex): string | undefined {
+  try {
+    return decodeFunctionData({ abi: routerAbi, data: input }).functionName
+  } catch {
+    return undefined
   }
 }

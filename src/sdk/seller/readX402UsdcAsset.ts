@@ -2,7 +2,7 @@ import { zeroAddress, zeroHash } from 'viem'
 import { multicall } from 'viem/actions'
 import { usdcAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
-import { VaultConfigError } from '../errors.js'
+import { VaultConfigError } from '../errors/classes.js'
 import { guard, multicallOptions } from '../internal/read.js'
 import type { X402UsdcAsset } from './x402UsdcPrice.js'
 

@@ -1,6 +1,6 @@
 import type { Address } from 'viem'
 import { type VaultChainName, vaultChains } from '../chains.js'
-import { VaultValidationError } from '../errors.js'
+import { VaultValidationError } from '../errors/classes.js'
 import { validateAmount } from '../internal/validate.js'
 import { evmAddress, parseUsdc } from '../money.js'
 

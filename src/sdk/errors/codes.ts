@@ -1,0 +1,93 @@
+/** The stable error codes and categories every `VaultError` carries. */
+
+/** What kind of problem an error is. */
+export type VaultErrorCategory =
+  /** Bad input from the caller (amount, address, slippage, options). */
+  | 'validation'
+  /** The client is misconfigured: chain, addresses, missing wallet client or account. */
+  | 'config'
+  /** On-chain state blocks the action; found before anything was sent. */
+  | 'precondition'
+  /** A contract reverted (in a simulation or a read), decoded when the error is known. */
+  | 'contract'
+  /** A sent transaction failed, or the wallet refused to sign. */
+  | 'transaction'
+  /** The RPC failed: network, HTTP status, rate limit, timeout, malformed answer. */
+  | 'rpc'
+  /** A read field could not be read (see `Unavailable`). */
+  | 'unavailable'
+  /** Anything else. */
+  | 'internal'
+
+/** Every stable error code. Codes never change meaning; new ones may be added. */
+export const vaultErrorCodes = [
+  // validation
+  'INVALID_AMOUNT',
+  'INVALID_ADDRESS',
+  'INVALID_SLIPPAGE',
+  'INVALID_ARGUMENT',
+  // config
+  'UNKNOWN_CHAIN',
+  'CHAIN_MISMATCH',
+  'ADDRESS_MISMATCH',
+  'NO_CONTRACT_CODE',
+  'ADDRESSES_FILE_INVALID',
+  'WALLET_CLIENT_REQUIRED',
+  'ACCOUNT_REQUIRED',
+  // preconditions and their contract-revert twins
+  'DEPOSITS_PAUSED',
+  'BELOW_MIN_DEPOSIT',
+  'TVL_CAP_EXCEEDED',
+  'INSUFFICIENT_USDC',
+  'INSUFFICIENT_ALLOWANCE',
+  'INSUFFICIENT_SHARES',
+  'WALLET_NOT_REGISTERED',
+  'WALLET_ALREADY_REGISTERED',
+  'NOT_AUTHORISED',
+  'ZERO_AMOUNT',
+  'ZERO_ADDRESS',
+  'SLIPPAGE_EXCEEDED',
+  'NO_POSITION',
+  'POSITION_ROUNDS_TO_ZERO',
+  'PREVIEW_MATH_DEGENERATE',
+  'UNSERVICEABLE_AMOUNT',
+  'NO_SAFE_ROUTE',
+  'NO_SAFE_VAULT',
+  'INSUFFICIENT_VAULT_LIQUIDITY',
+  'STALE_ORACLE',
+  'MORPHO_UNREACHABLE',
+  'PERMIT_EXPIRED',
+  'INVALID_SIGNATURE',
+  'NOT_EMERGENCY_MULTISIG',
+  'ONLY_VAULT_ROUTER',
+  'NON_TRANSFERABLE',
+  'TOKEN_OPERATION_FAILED',
+  'REENTRANT_CALL',
+  'CONTRACT_REVERT',
+  'CONTRACT_PANIC',
+  'CONTRACT_NO_DATA',
+  // transactions
+  'TRANSACTION_REVERTED',
+  'EVENT_NOT_FOUND',
+  'RECEIPT_TIMEOUT',
+  'USER_REJECTED',
+  'INSUFFICIENT_FUNDS_FOR_GAS',
+  'NONCE_CONFLICT',
+  // rpc
+  'RPC_RATE_LIMITED',
+  'RPC_TIMEOUT',
+  'RPC_HTTP_ERROR',
+  'RPC_UNREACHABLE',
+  'RPC_BAD_RESPONSE',
+  'RPC_UNAUTHORIZED',
+  'RPC_ERROR',
+  // reads
+  'FIELD_UNAVAILABLE',
+  'UNKNOWN',
+] as const
+
+/** A stable error code, such as `BELOW_MIN_DEPOSIT` or `RPC_RATE_LIMITED`. */
+export type VaultErrorCode = (typeof vaultErrorCodes)[number]
+
+/** Extra facts about an error. Values may be bigints (amounts in base units). */
+export type VaultErrorDetails = Record<string, unknown>

@@ -1,0 +1,170 @@
+import type {
+  Address,
+  ContractFunctionExecutionError,
+  ContractFunctionRevertedError,
+  RawContractError,
+} from 'viem'
+import type { VaultAddresses } from '../chains.js'
+import { multicall3Address } from '../chains.js'
+import { redactSecrets } from '../redact.js'
+import {
+  VaultConfigError,
+  VaultContractError,
+  type VaultContractRole,
+  VaultError,
+  VaultTransactionError,
+} from './classes.js'
+import { asMorphoUnreachable, fromRevert, fromRevertData, revertDataOf } from './contract.js'
+import { findCause, findError } from './find.js'
+import { fromRpcFailure, readRpcFailure } from './rpc.js'
+
+/** Context that makes normalised errors more precise. */
+export type ToVaultErrorContext = {
+  /** Maps a contract address to its role (`router`, `usdc`, …) in the details. */
+  addresses?: VaultAddresses | undefined
+  /** What the SDK was doing, prefixed to the message, such as `Deposit simulation`. */
+  action?: string | undefined
+  /**
+   * `withdrawCapacity().morphoReachable`, read in the same round trip as (or before) the failed call.
+   * When `false`, a revert no vault ABI knows is the Morpho vault's own error: `MORPHO_UNREACHABLE`.
+   */
+  morphoReachable?: boolean | undefined
+  /** The contract function that was called, when the error does not say (a replayed transaction). */
+  functionName?: string | undefined
+}
+
+/**
+ * Turns anything thrown (viem errors, fetch failures, our own errors) into a `VaultError`.
+ *
+ * Contract reverts are decoded against every vault ABI (and the live USDCs' reason strings); HTTP
+ * 429/5xx, timeouts, network failures and malformed answers become retryable `VaultRpcError`s; a
+ * nonce taken by another sender is `NONCE_CONFLICT`; secrets are stripped from every message. Errors
+ * are recognised by name, so it works whichever copy of viem built the clients.
+ *
+ * @param error - What was thrown.
+ * @param context - Addresses (to name the contract), the action, what the read learned about Morpho.
+ * @returns A `VaultError` (the same object when it already is one).
+ * @example
+ * try { await publicClient.readContract(...) } catch (e) { throw toVaultError(e) }
+ */
+export function toVaultError(error: unknown, context: ToVaultErrorContext = {}): VaultError {
+  if (error instanceof VaultError) return error
+  const prefix = context.action ? `${context.action} failed: ` : ''
+  const converted = classify(error, context, prefix)
+  return context.morphoReachable === false ? asMorphoUnreachable(converted, prefix) : converted
+}
+
+/** Node messages for a transaction whose nonce another sender has already taken. */
+const nonceTakenPattern = /nonce too low|replacement transaction underpriced/i
+
+function classify(error: unknown, context: ToVaultErrorContext, prefix: string): VaultError {
+  const execution = findError<ContractFunctionExecutionError>(
+    error,
+    'ContractFunctionExecutionError',
+  )
+  const revert = {
+    contract: contractRoleOf(execution?.contractAddress, context.addresses),
+    functionName: execution?.functionName ?? context.functionName,
+    prefix,
+    cause: error,
+  }
+
+  const reverted = findError<ContractFunctionRevertedError>(error, 'ContractFunctionRevertedError')
+  if (reverted) return fromRevert(reverted, revert)
+  const raw = findError<RawContractError>(error, 'RawContractError')
+  if (raw) return fromRevertData(typeof raw.data === 'object' ? raw.data?.data : raw.data, revert)
+  // A node's "execution reverted" (JSON-RPC code 3) carrying revert data, e.g. from a plain eth_call.
+  const withData = findCause(error, (e) => revertDataOf(e) !== undefined)
+  if (withData) return fromRevertData(revertDataOf(withData), revert)
+
+  if (findError(error, 'ContractFunctionZeroDataError', 'AbiDecodingZeroDataError')) {
+    const { functionName, contract } = revert
+    return new VaultContractError(
+      'CONTRACT_NO_DATA',
+      `${prefix}The call${functionName ? ` to ${functionName}()` : ''} returned no data: no contract at that address, or it lacks the function.`,
+      { contract, details: functionName ? { functionName } : {}, cause: error },
+    )
+  }
+
+  if (findError(error, 'WaitForTransactionReceiptTimeoutError')) {
+    return new VaultTransactionError(
+      'RECEIPT_TIMEOUT',
+      `${prefix}No receipt arrived in time; the transaction may still be mined. Check it before sending again.`,
+      {},
+      error,
+    )
+  }
+  if (findError(error, 'UserRejectedRequestError')) {
+    return new VaultTransactionError(
+      'USER_REJECTED',
+      `${prefix}The wallet refused the request.`,
+      {},
+      error,
+    )
+  }
+  if (findError(error, 'InsufficientFundsError')) {
+    return new VaultTransactionError(
+      'INSUFFICIENT_FUNDS_FOR_GAS',
+      `${prefix}The sending account does not have enough ETH to pay for gas.`,
+      {},
+      error,
+    )
+  }
+  // The RPC worked; the transaction was refused because its nonce is taken, so nothing of this call
+  // went on chain. A transaction category, not an RPC one: the fix is to send again, not to wait for
+  // the RPC.
+  if (findCause(error, (e) => nonceTakenPattern.test(e.message))) {
+    return new VaultTransactionError(
+      'NONCE_CONFLICT',
+      `${prefix}Another sender used this account's transaction nonce first (another process with the same key?). Nothing was sent for this call; it is safe to retry.`,
+      {},
+      error,
+      { retryable: true },
+    )
+  }
+  if (findError(error, 'ChainMismatchError')) {
+    return new VaultConfigError(
+      'CHAIN_MISMATCH',
+      `${prefix}The wallet is connected to a different chain than the vault client.`,
+      {},
+      error,
+    )
+  }
+  if (findError(error, 'AccountNotFoundError')) {
+    return new VaultConfigError(
+      'ACCOUNT_REQUIRED',
+      `${prefix}No account: give the wallet client an account, or pass \`account\`.`,
+      {},
+      error,
+    )
+  }
+
+  const rpcFailure = readRpcFailure(error)
+  if (rpcFailure) return fromRpcFailure(rpcFailure, prefix, error)
+
+  if (error instanceof Error) {
+    // viem's messages carry transaction hashes, worth keeping; other text may carry a private key.
+    const shortMessage = (error as { shortMessage?: unknown }).shortMessage
+    const text = typeof shortMessage === 'string' && shortMessage ? shortMessage : error.message
+    return new VaultError(
+      `${prefix}${redactSecrets(text, { hideHex32: typeof shortMessage !== 'string' })}`,
+      { code: 'UNKNOWN', category: 'internal', cause: error },
+    )
+  }
+  return new VaultError(
+    `${prefix}Unknown error: ${redactSecrets(String(error), { hideHex32: true })}`,
+    { code: 'UNKNOWN', category: 'internal', cause: error },
+  )
+}
+
+function contractRoleOf(
+  address: Address | undefined,
+  addresses: VaultAddresses | undefined,
+): VaultContractRole | undefined {
+  if (!address || !addresses) return undefined
+  const wanted = address.toLowerCase()
+  for (const [role, value] of Object.entries(addresses) as [keyof VaultAddresses, Address][]) {
+    if (value.toLowerCase() === wanted) return role
+  }
+  return wanted === multicall3Address.toLowerCase() ? 'multicall3' : undefined
+}

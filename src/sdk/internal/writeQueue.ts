@@ -1,0 +1,106 @@
+import type { Account, Address, Hash } from 'viem'
+import { waitForTransactionReceipt } from 'viem/actions'
+import type { VaultContext } from '../context.js'
+import { resolveAccount } from './validate.js'
+
+/**
+ * The per-account write queue.
+ *
+ * Writes from one account run one after another, process-wide: the queue is keyed by chain id and
+ * account address, so two vault clients for the same key in one process share it. A write holds the
+ * account from its first read until its transaction's receipt, also when the caller only asked for the
+ * hash (`deposit` rather than `depositAndWait`). So the next write reads, simulates and takes its nonce
+ * from the state its predecessor left: concurrent writes never collide on the transaction nonce, never
+ * reuse an EIP-2612 permit nonce, and never send a transaction simulated against stale state.
+ *
+ * Design: explicit slots, not reentrancy. `runExclusive` is not reentrant: a body that called it again
+ * for the same account would wait for itself. So each public write is a thin wrapper,
+ * `runExclusive(ctx, account, (slot) => body(slot, …))`, and the bodies (`depositAndWaitIn`,
+ * `approveUsdcAndWaitIn`, …) take the slot they run in as their first parameter and call only other
+ * bodies. A caller that must run several steps as one unit takes the slot once and calls bodies inside
+ * it: the seller sweeper's "read the balance → decide → deposit and wait", and a manual sweep that must
+ * wait for a running one. Needing a slot to call a body makes "this runs inside the queue" part of the
+ * types, and a body checks that its slot is for the account it writes from.
+ */
+export type WriteSlot = {
+  /** `<chainId>:<account address, lower case>`. */
+  readonly key: string
+  /** Keeps the account held after the body returns, until `settled` settles (a receipt). */
+  holdUntil(settled: Promise<unknown>): void
+}
+
+// Shared through the global symbol registry so that two copies of this package in one process (two
+// versions, or a bundled one) still queue one account's writes in one line.
+const registryKey = Symbol.for('x402-vault.writeQueue')
+const globals = globalThis as { [registryKey]?: Map<string, Promise<void>> }
+/** The last write queued per key; it resolves (never rejects) when that write releases the account. */
+globals[registryKey] ??= new Map()
+const tails: Map<string, Promise<void>> = globals[registryKey]
+
+/**
+ * Runs `body` when every earlier write from the same account (same chain id) has released it.
+ *
+ * @param ctx - The vault client.
+ * @param account - The sending account (default: the wallet client's).
+ * @param body - The write; it receives the slot it holds.
+ * @returns What `body` returns. The account stays held until `body` settles and every promise passed
+ *   to `slot.holdUntil` settles.
+ */
+export async function runExclusive<T>(
+  ctx: VaultContext,
+  account: Account | Address | undefined,
+  body: (slot: WriteSlot) => Promise<T>,
+): Promise<T> {
+  const key = slotKey(ctx, resolveAccount(ctx, account).address)
+  const holds: Promise<unknown>[] = []
+  let release = () => {}
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  const previous = tails.get(key) ?? Promise.resolve()
+  const tail = previous.then(() => released)
+  tails.set(key, tail)
+  await previous
+  try {
+    return await body({ key, holdUntil: (settled) => holds.push(settled) })
+  } finally {
+    void Promise.allSettled(holds).then(() => {
+      release()
+      if (tails.get(key) === tail) tails.delete(key)
+    })
+  }
+}
+
+/**
+ * Runs a write that returns its transaction hash at once (`deposit`, not `depositAndWait`) in the
+ * account's slot, and keeps the account held until that transaction's receipt (or until waiting for
+ * it fails), so the next write sees its effects.
+ *
+ * @returns The hash, as soon as the transaction is sent.
+ */
+export function sendExclusive(
+  ctx: VaultContext,
+  account: Account | Address | undefined,
+  send: (slot: WriteSlot) => Promise<Hash>,
+): Promise<Hash> {
+  return runExclusive(ctx, account, async (slot) => {
+    const hash = await send(slot)
+    slot.holdUntil(waitForTransactionReceipt(ctx.publicClient, { hash }))
+    return hash
+  })
+}
+
+/**
+ * Checks that a write body runs in the slot of the account it sends from.
+ *
+ * @throws {Error} When it does not: a programming error in the SDK, not a user error.
+ */
+export function assertSlotFor(slot: WriteSlot, ctx: VaultContext, address: Address): void {
+  if (slot.key !== slotKey(ctx, address)) {
+    throw new Error(`A write from ${address} ran in the write slot of ${slot.key}.`)
+  }
+}
+
+function slotKey(ctx: VaultContext, address: Address): string {
+  return `${ctx.chainId}:${address.toLowerCase()}`
+}

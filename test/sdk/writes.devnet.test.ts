@@ -1,0 +1,265 @@
+/**
+ * Writes on the devnet under concurrency and interference: the per-account queue, a nonce taken by
+ * another process with the same key, a permit used up between simulation and gas estimate, and a
+ * write refused when its gas estimate fails. "Another process" is a plain viem client with the same
+ * key that a small fetch hook sends from at the chosen moment.
+ */
+import {
+  type Account,
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  type Hash,
+  http,
+  isAddressEqual,
+  parseSignature,
+  type TransactionReceipt,
+  toFunctionSelector,
+} from 'viem'
+import { nonceManager, privateKeyToAccount } from 'viem/accounts'
+import { describe, expect, it } from 'vitest'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+import {
+  createVaultClient,
+  type DepositResult,
+  parseUsdc,
+  usdcAbi,
+  vaultHttp,
+} from '../../src/index.js'
+import { permitTypes } from '../../src/sdk/abis/usdc.js'
+import { type DevnetClients, expectVaultError, useDevnet } from './helpers.js'
+
+let devnet: Devnet
+let t: DevnetClients
+useDevnet({ chain: 'base-sepolia' }, async (started, clients) => {
+  devnet = started
+  t = clients
+  await t.vault.ensureInitializedAndWait()
+})
+
+type JsonRpcBody = { method: string; params?: unknown[] }
+
+/** viem estimates gas with `eth_fillTransaction` where the node has it, else `eth_estimateGas`. */
+const isGasEstimate = (method: string) =>
+  method === 'eth_estimateGas' || method === 'eth_fillTransaction'
+
+/**
+ * A vault client for the merchant whose RPC traffic passes `hook` first (wallet client: sends;
+ * public client: reads, simulations, estimates). `hook` runs once per request, before it is forwarded.
+ */
+function merchantVault(
+  options: {
+    account?: Account
+    onSend?: (body: JsonRpcBody) => Promise<void>
+    onRead?: (body: JsonRpcBody) => Promise<void>
+  } = {},
+) {
+  const hooked = (hook: ((body: JsonRpcBody) => Promise<void>) | undefined) => ({
+    fetchFn: async (input: RequestInfo | URL, init?: RequestInit) => {
+      await hook?.(JSON.parse(String(init?.body)) as JsonRpcBody)
+      return fetch(input, init)
+    },
+  })
+  const account = options.account ?? privateKeyToAccount(devnet.accounts.merchant.privateKey)
+  return createVaultClient({
+    publicClient: createPublicClient({
+      chain: devnet.viemChain,
+      pollingInterval: 50,
+      transport: vaultHttp(devnet.rpcUrl, hooked(options.onRead)),
+    }),
+    walletClient: createWalletClient({
+      account,
+      chain: devnet.viemChain,
+      pollingInterval: 50,
+      transport: http(devnet.rpcUrl, hooked(options.onSend)),
+    }),
+    chain: 'base-sepolia',
+    addresses: devnet.addresses,
+  })
+}
+
+/** "Another process" with the merchant's key: plain viem, no SDK, no queue. */
+function otherProcess() {
+  return createWalletClient({
+    account: privateKeyToAccount(devnet.accounts.merchant.privateKey),
+    chain: devnet.viemChain,
+    transport: http(devnet.rpcUrl),
+  })
+}
+
+/** Every transaction `from` sent since block `fromBlock`, with its receipt. */
+async function receiptsFrom(from: Address, fromBlock: bigint): Promise<TransactionReceipt[]> {
+  const latest = await t.publicClient.getBlockNumber({ cacheTime: 0 })
+  const receipts: TransactionReceipt[] = []
+  for (let number = fromBlock; number <= latest; number++) {
+    const block = await t.publicClient.getBlock({ blockNumber: number, includeTransactions: true })
+    for (const tx of block.transactions) {
+      if (!isAddressEqual(tx.from, from)) continue
+      receipts.push(await t.publicClient.getTransactionReceipt({ hash: tx.hash }))
+    }
+  }
+  return receipts
+}
+
+const merchantNonce = () =>
+  t.publicClient.getTransactionCount({ address: t.merchant.address, blockTag: 'latest' })
+
+describe('concurrent writes from one account', () => {
+  it.each([
+    ['permit path', 'auto', false],
+    ['permit path, with a nonceManager', 'auto', true],
+    ['approve path', 'never', false],
+    ['approve path, with a nonceManager', 'never', true],
+  ] as const)(
+    '5 concurrent depositAndWait (%s) all succeed; no transaction reverts',
+    async (_path, permit, withNonceManager) => {
+      const startBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+      const amount = parseUsdc('20')
+      // Five vault clients for one key, as five parts of one process would make them.
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => {
+          const account = privateKeyToAccount(devnet.accounts.merchant.privateKey, {
+            ...(withNonceManager ? { nonceManager } : {}),
+          })
+          return merchantVault({ account }).depositAndWait({ amount, permit })
+        }),
+      )
+
+      expect(new Set(results.map((r: DepositResult) => r.txHash)).size).toBe(5)
+      for (const result of results) {
+        expect(result.method).toBe(permit === 'auto' ? 'depositWithPermit' : 'deposit')
+        expect(result.usdcAmount).toBe(amount)
+      }
+      const receipts = await receiptsFrom(t.merchant.address, startBlock)
+      expect(receipts).toHaveLength(permit === 'auto' ? 5 : 10)
+      for (const receipt of receipts) expect(receipt.status).toBe('success')
+      expect(await t.readOnly.getShareBalance({ wallet: t.merchant.address })).toBe(
+        results.reduce((sum, r) => sum + r.sharesMinted, 0n),
+      )
+    },
+  )
+
+  it('deposit() returns the hash early but holds the account until its receipt', async () => {
+    const startBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+    const vault = merchantVault()
+    const hashes = await Promise.all(
+      Array.from({ length: 3 }, () => vault.deposit({ amount: parseUsdc('15') })),
+    )
+    for (const hash of hashes) {
+      expect((await t.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
+    }
+    const receipts = await receiptsFrom(t.merchant.address, startBlock)
+    expect(receipts.map((r) => r.status)).toEqual(['success', 'success', 'success'])
+  })
+})
+
+describe('another process with the same key', () => {
+  it.each([false, true])(
+    'takes the nonce between estimate and send: NONCE_CONFLICT, nothing sent, retry works (nonceManager %s)',
+    async (withNonceManager) => {
+      let injected: Hash | undefined
+      const vault = merchantVault({
+        account: privateKeyToAccount(devnet.accounts.merchant.privateKey, {
+          ...(withNonceManager ? { nonceManager } : {}),
+        }),
+        onSend: async ({ method }) => {
+          if (method !== 'eth_sendRawTransaction' || injected) return
+          injected = await otherProcess().sendTransaction({ to: t.buyer.address, value: 1n })
+          await t.publicClient.waitForTransactionReceipt({ hash: injected })
+        },
+      })
+      const nonceBefore = await merchantNonce()
+      const error = await expectVaultError(
+        vault.depositAndWait({ amount: parseUsdc('10') }),
+        'NONCE_CONFLICT',
+      )
+      expect(error.retryable).toBe(true)
+      expect(error.category).toBe('transaction')
+      expect(error.message).toMatch(/Another sender used this account's transaction nonce/)
+      expect(error.message).toContain('safe to retry')
+      // Only the other process's transaction went through.
+      expect(await merchantNonce()).toBe(nonceBefore + 1)
+      expect(await t.readOnly.getShareBalance({ wallet: t.merchant.address })).toBe(0n)
+
+      const retried = await vault.depositAndWait({ amount: parseUsdc('10') })
+      expect(retried.sharesMinted).toBeGreaterThan(0n)
+    },
+  )
+
+  it('uses the permit nonce between simulation and gas estimate: falls back to approve then deposit', async () => {
+    const depositWithPermit = toFunctionSelector(
+      'depositWithPermit(uint256,address,uint256,uint8,bytes32,bytes32,uint256)',
+    )
+    let consumed = false
+    const vault = merchantVault({
+      onRead: async ({ method, params }) => {
+        const data = (params?.[0] as { data?: string } | undefined)?.data
+        if (!isGasEstimate(method) || consumed || !data?.startsWith(depositWithPermit)) return
+        consumed = true
+        await usePermitNonce()
+      },
+    })
+    const result = await vault.depositAndWait({ amount: parseUsdc('25') })
+    expect(consumed).toBe(true)
+    expect(result.method).toBe('deposit')
+    expect(result.approvalTxHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(result.usdcAmount).toBe(parseUsdc('25'))
+  })
+
+  it('moves the USDC away before the gas estimate: refused, nothing sent (INSUFFICIENT_USDC)', async () => {
+    await t.vault.approveUsdcAndWait({ amount: parseUsdc('50') })
+    const balance = await t.readOnly.getUsdcBalance({ wallet: t.merchant.address })
+    let moved = false
+    const vault = merchantVault({
+      onRead: async ({ method }) => {
+        if (!isGasEstimate(method) || moved) return
+        moved = true
+        const hash = await otherProcess().writeContract({
+          address: devnet.addresses.usdc,
+          abi: usdcAbi,
+          functionName: 'transfer',
+          args: [t.buyer.address, balance - parseUsdc('1')],
+        })
+        await t.publicClient.waitForTransactionReceipt({ hash })
+      },
+    })
+    const nonceBefore = await merchantNonce()
+    const error = await expectVaultError(
+      vault.depositAndWait({ amount: parseUsdc('50') }),
+      'INSUFFICIENT_USDC',
+    )
+    expect(error.message).toMatch(/^Deposit \(gas estimate\) failed/)
+    expect(await merchantNonce()).toBe(nonceBefore + 1)
+  })
+})
+
+/** Signs and submits a zero-value permit from the merchant to the buyer: the merchant's permit nonce moves on. */
+async function usePermitNonce() {
+  const merchant = privateKeyToAccount(devnet.accounts.merchant.privateKey)
+  const nonce = await t.publicClient.readContract({
+    address: devnet.addresses.usdc,
+    abi: usdcAbi,
+    functionName: 'nonces',
+    args: [merchant.address],
+  })
+  const deadline = 2n ** 40n
+  const signature = await merchant.signTypedData({
+    domain: {
+      name: 'USD Coin',
+      version: '2',
+      chainId: devnet.chainId,
+      verifyingContract: devnet.addresses.usdc,
+    },
+    types: permitTypes,
+    primaryType: 'Permit',
+    message: { owner: merchant.address, spender: t.buyer.address, value: 0n, nonce, deadline },
+  })
+  const { v, r, s } = parseSignature(signature)
+  const hash = await t.walletFor(t.buyer).writeContract({
+    address: devnet.addresses.usdc,
+    abi: usdcAbi,
+    functionName: 'permit',
+    args: [merchant.address, t.buyer.address, 0n, deadline, Number(v), r, s],
+  })
+  await t.publicClient.waitForTransactionReceipt({ hash })
+}
