@@ -1,9 +1,8 @@
 /**
  * Errors as the chain gives them, and withdrawing everything, on the devnet.
  *
- * The token-error tests hold on both devnet USDCs: today's reverts with OpenZeppelin 5's
- * `ERC20Insufficient…` errors, the live-faithful one with the live reason strings; both must give the
- * same codes. The Morpho tests use the stand-in vault's `convertToAssets` knob, whose revert no vault
+ * The devnet's test USDC reverts with the live tokens' reason strings (`ERC20: transfer amount
+ * exceeds balance` / `… allowance`); they must give the SDK's INSUFFICIENT_* codes. The Morpho tests use the stand-in vault's `convertToAssets` knob, whose revert no vault
  * ABI knows.
  */
 import { simulateContract } from 'viem/actions'
@@ -46,11 +45,19 @@ describe("the USDC's own errors", () => {
 
   it('in a simulation: INSUFFICIENT_ALLOWANCE, then INSUFFICIENT_USDC', async () => {
     const noAllowance = await deposit(parseUsdc('10')).catch((e) => toVaultError(e))
-    expect(noAllowance).toMatchObject({ code: 'INSUFFICIENT_ALLOWANCE' })
+    expect(noAllowance).toMatchObject({
+      code: 'INSUFFICIENT_ALLOWANCE',
+      errorName: 'Error',
+      args: ['ERC20: transfer amount exceeds allowance'],
+    })
 
     await t.vault.approveUsdcAndWait({ amount: parseUsdc('5000') })
     const noBalance = await deposit(parseUsdc('2000')).catch((e) => toVaultError(e))
-    expect(noBalance).toMatchObject({ code: 'INSUFFICIENT_USDC' })
+    expect(noBalance).toMatchObject({
+      code: 'INSUFFICIENT_USDC',
+      errorName: 'Error',
+      args: ['ERC20: transfer amount exceeds balance'],
+    })
   })
 
   it('in a receipt: TRANSACTION_REVERTED, with the replayed revert decoded', async () => {
@@ -99,14 +106,15 @@ describe('while the Morpho vault does not answer', () => {
     expect(isUnavailable(withdrawableUsdc) && withdrawableUsdc.code).toBe('MORPHO_UNREACHABLE')
     expect(unwrapField(shares)).toBeGreaterThan(0n)
 
-    // The live oracle's views revert with the Morpho error (PROTOCOL.md §4.5); today's devnet oracle
-    // still answers, calling Morpho unsafe. Whatever the revert takes down must say MORPHO_UNREACHABLE.
+    // The oracle's views read the Morpho share price with no try (PROTOCOL.md §4.5): its revert takes
+    // down every rate and the selection, each reported as MORPHO_UNREACHABLE; freshness still answers.
     const yields = await t.counter.measure(() => t.readOnly.getYield())
     expect(yields.requests).toBe(1)
     const { aave, morpho, optimal } = yields.result
     for (const field of [optimal, aave.spotRay, morpho.spotRay, morpho.twarRay, morpho.safe]) {
-      if (isUnavailable(field)) expect(field.code).toBe('MORPHO_UNREACHABLE')
+      expect(isUnavailable(field) && field.code).toBe('MORPHO_UNREACHABLE')
     }
+    expect(yields.result.oracleFresh).toBe(true)
   })
 
   it('plans and writes refuse with MORPHO_UNREACHABLE in their usual round trips', async () => {
@@ -161,11 +169,6 @@ describe('withdrawing everything by amount', () => {
   })
 
   it('with a loss', async () => {
-    // Two depositors: with one, today's devnet values the position uncapped in getPosition
-    // (PROTOCOL.md §4.1 caps it at the vault's assets), so withdrawableUsdc would be too high there.
-    const buyer = t.vaultFor(t.walletFor(t.buyer))
-    await buyer.ensureInitializedAndWait()
-    await buyer.depositAndWait({ amount: parseUsdc('100') })
     await t.vault.depositAndWait({ amount: parseUsdc('100') })
     await t.asDeployer(devnet.addresses.morphoVault, knobs.simulateLoss, [parseUsdc('7')])
     const { amount, result } = await withdrawAll()
