@@ -334,7 +334,7 @@ describe('plan tools', () => {
       ['vault_check_yield', {}, 1],
       ['vault_get_position', { wallet }, 1],
       ['vault_plan_approve_usdc', { wallet, amountUsdc: '10' }, 1],
-      ['vault_plan_deposit', { wallet: emptyWallet, amountUsdc: '10' }, 2], // blocked: + what else
+      ['vault_plan_deposit', { wallet: emptyWallet, amountUsdc: '10' }, 1], // blocked, with what else
       ['vault_plan_deposit', { wallet: t.buyer.address, amountUsdc: '10' }, 1], // not simulated
       ['vault_plan_withdraw', { wallet, amountUsdc: '10' }, 2],
       ['vault_plan_withdraw', { wallet, shares: '1000000' }, 2],

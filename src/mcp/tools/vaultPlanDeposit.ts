@@ -1,18 +1,13 @@
-import type { Address } from 'viem'
 import { z } from 'zod'
 import {
   type DepositPlan,
   formatUsdc,
-  getPosition,
-  isUnavailable,
   planDeposit,
-  type VaultContext,
   VaultPreconditionError,
 } from '../../sdk/index.js'
 import { McpToolError, withAdvice } from '../errors.js'
 import { parseUsdcInput, parseWalletInput } from '../inputs.js'
 import { planEnvelope, type TransactionJson, transactionJson, usdcAmount } from '../json.js'
-import type { McpLogger } from '../logger.js'
 import {
   addressOutput,
   integerOutput,
@@ -92,9 +87,7 @@ export const vaultPlanDeposit = defineTool({
     try {
       plan = await planDeposit(vault, { wallet, amount, slippageBps: input.slippageBps })
     } catch (error) {
-      if (error instanceof VaultPreconditionError) {
-        throw await withWhatElseIsNeeded(vault, error, wallet, amount, context.logger)
-      }
+      if (error instanceof VaultPreconditionError) throw withWhatElseIsNeeded(error, amount)
       throw error
     }
     const steps = depositSteps(plan)
@@ -160,36 +153,22 @@ function depositNextSteps(plan: DepositPlan, count: number): string {
 
 /**
  * A deposit blocked by the vault or the balance: adds what else the wallet will need once the
- * blocker is gone (registration, approval), so the user learns everything in one answer. Costs the
- * plan's second round trip; if that read fails, the blocker alone is reported.
+ * blocker is gone (registration, approval), so the user learns everything in one answer. The SDK's
+ * blocker carries both, read in the plan's one round trip.
  */
-async function withWhatElseIsNeeded(
-  vault: VaultContext,
-  blocker: VaultPreconditionError,
-  wallet: Address,
-  amount: bigint,
-  logger: McpLogger,
-): Promise<McpToolError> {
-  const reason = withAdvice(blocker)
-  let alsoNeeded: string
-  try {
-    const position = await getPosition(vault, wallet)
-    const missing: string[] = []
-    if (position.registered === false)
-      missing.push('register with the vault router (router.initialize())')
-    if (!isUnavailable(position.allowance) && position.allowance < amount) {
-      missing.push(
-        `approve the router for the deposit (its allowance is ${formatUsdc(position.allowance)} USDC)`,
-      )
-    }
-    alsoNeeded = missing.length
-      ? ` After that the wallet will also need to ${missing.join(' and ')}; vault_plan_deposit lists those transactions once the deposit can be planned.`
-      : ' The wallet is registered and its allowance covers the deposit.'
-  } catch (error) {
-    logger.debug(`Could not read what else the deposit needs: ${(error as Error).message}`)
-    alsoNeeded = ''
+function withWhatElseIsNeeded(blocker: VaultPreconditionError, amount: bigint): McpToolError {
+  const { registered, allowance } = blocker.details as { registered?: unknown; allowance?: unknown }
+  const missing: string[] = []
+  if (registered === false) missing.push('register with the vault router (router.initialize())')
+  if (typeof allowance === 'bigint' && allowance < amount) {
+    missing.push(
+      `approve the router for the deposit (its allowance is ${formatUsdc(allowance)} USDC)`,
+    )
   }
-  return new McpToolError(blocker.code, `${reason}${alsoNeeded}`, {
+  const alsoNeeded = missing.length
+    ? ` After that the wallet will also need to ${missing.join(' and ')}; vault_plan_deposit lists those transactions once the deposit can be planned.`
+    : ' The wallet is registered and its allowance covers the deposit.'
+  return new McpToolError(blocker.code, `${withAdvice(blocker)}${alsoNeeded}`, {
     details: blocker.details,
     cause: blocker,
   })

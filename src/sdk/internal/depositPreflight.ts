@@ -3,6 +3,7 @@ import { multicall } from 'viem/actions'
 import { routerAbi, usdcAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
 import { VaultPreconditionError } from '../errors/classes.js'
+import type { VaultErrorCode, VaultErrorDetails } from '../errors/codes.js'
 import { formatUsdc } from '../money.js'
 import {
   blockNumberCall,
@@ -112,17 +113,25 @@ export async function readDepositChecks(
 
 /**
  * Throws the first blocker, in the router's own order: paused, below the minimum, over the TVL cap,
- * then the wallet's USDC balance. Registration and allowance are reported, not thrown, by the plan.
+ * then the wallet's USDC balance. Registration and allowance are reported, not thrown, by the plan;
+ * every blocker's details also carry them (`registered`, `allowance`), so a caller can say in one answer
+ * what else the wallet will need once the blocker is gone.
  */
 export function assertDepositPossible(checks: DepositChecks, amount: bigint): void {
+  const blocked = (code: VaultErrorCode, message: string, details: VaultErrorDetails = {}) =>
+    new VaultPreconditionError(code, message, {
+      ...details,
+      registered: checks.registered,
+      allowance: checks.allowance,
+    })
   if (checks.paused) {
-    throw new VaultPreconditionError(
+    throw blocked(
       'DEPOSITS_PAUSED',
       'Deposits are paused on the vault; try again later (withdrawals still work).',
     )
   }
   if (amount < checks.minDeposit) {
-    throw new VaultPreconditionError(
+    throw blocked(
       'BELOW_MIN_DEPOSIT',
       `The deposit of ${formatUsdc(amount)} USDC is below the vault's minimum of ${formatUsdc(checks.minDeposit)} USDC.`,
       { amount, minDeposit: checks.minDeposit },
@@ -134,14 +143,14 @@ export function assertDepositPossible(checks: DepositChecks, amount: bigint): vo
     checks.totalAssets + amount > checks.tvlCap
   ) {
     const headroom = checks.tvlCap > checks.totalAssets ? checks.tvlCap - checks.totalAssets : 0n
-    throw new VaultPreconditionError(
+    throw blocked(
       'TVL_CAP_EXCEEDED',
       `The deposit of ${formatUsdc(amount)} USDC would exceed the vault's TVL cap of ${formatUsdc(checks.tvlCap)} USDC (room left: ${formatUsdc(headroom)} USDC).`,
       { amount, tvlCap: checks.tvlCap, totalAssets: checks.totalAssets, headroom },
     )
   }
   if (checks.usdcBalance < amount) {
-    throw new VaultPreconditionError(
+    throw blocked(
       'INSUFFICIENT_USDC',
       `The wallet holds ${formatUsdc(checks.usdcBalance)} USDC, less than the ${formatUsdc(amount)} USDC to deposit.`,
       { amount, balance: checks.usdcBalance, shortfall: amount - checks.usdcBalance },
