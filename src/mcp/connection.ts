@@ -1,6 +1,6 @@
 import { createPublicClient } from 'viem'
 import {
-  networkOf,
+  createVaultContext,
   parseVaultAddresses,
   toVaultError,
   type VaultContext,
@@ -42,19 +42,14 @@ export function createVaultConnection(config: McpConfig, logger: McpLogger): Vau
   const chain = vaultChains[config.chain]
   // One attempt plus one retry, 8 s each: a tool answers within ~16 s even when the RPC hangs.
   const transport = vaultHttp(config.rpcUrl, { retryCount: 1, timeout: 8_000 })
-  const vault: VaultContext = Object.freeze({
+  // A context without a wallet client: nothing here can sign or send.
+  const vault = createVaultContext({
     publicClient: createPublicClient({ chain: chain.viemChain, transport }),
-    walletClient: undefined,
     chain: config.chain,
-    chainId: chain.chainId,
-    network: networkOf(config.chain),
-    // Checked again here for embedders that build the config by hand (loadMcpConfig already did).
-    addresses: Object.freeze(
-      config.addresses
-        ? parseVaultAddresses(config.addresses, { chain: config.chain, source: 'config.addresses' })
-        : { ...chain.addresses },
-    ),
-    viemChain: chain.viemChain,
+    // Checked as a full set for embedders that build the config by hand (loadMcpConfig already did).
+    addresses: config.addresses
+      ? parseVaultAddresses(config.addresses, { chain: config.chain, source: 'config.addresses' })
+      : undefined,
   })
 
   let verification: Promise<void> | undefined

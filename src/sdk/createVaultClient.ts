@@ -56,31 +56,12 @@ import {
   withdraw,
   withdrawAndWait,
 } from './actions/withdraw.js'
-import {
-  networkOf,
-  type VaultAddresses,
-  type VaultChainName,
-  vaultAddressKeys,
-  vaultChains,
-} from './chains.js'
-import type { VaultContext, VaultPublicClient, VaultWalletClient } from './context.js'
-import { VaultConfigError, VaultValidationError } from './errors/classes.js'
+import type { VaultContext } from './context.js'
+import { type CreateVaultContextParameters, createVaultContext } from './createVaultContext.js'
 import type { WaitOptions } from './internal/write.js'
-import { evmAddress } from './money.js'
 
-export type CreateVaultClientParameters = {
-  /** Any viem client that can read (a `PublicClient`). Its chain, if set, must be `chain`. */
-  publicClient: VaultPublicClient
-  /** A viem `WalletClient`, needed only for writes. Its chain, if set, must be `chain`. */
-  walletClient?: VaultWalletClient | undefined
-  /** Which deployment: `'base'` (8453) or `'base-sepolia'` (84532). */
-  chain: VaultChainName
-  /**
-   * Overrides the built-in addresses (PROTOCOL.md §1), field by field: a private deployment or the
-   * devnet. Each is checked and checksummed.
-   */
-  addresses?: Partial<VaultAddresses> | undefined
-}
+/** `createVaultContext`'s parameters: the clients, the chain and any address overrides. */
+export type CreateVaultClientParameters = CreateVaultContextParameters
 
 /** The vault actions, bound to one client. */
 export type VaultActions = {
@@ -156,47 +137,7 @@ export type VaultClient<extended extends object = object> = VaultContext &
  * const status = await vault.getStatus()
  */
 export function createVaultClient(parameters: CreateVaultClientParameters): VaultClient {
-  const { publicClient, walletClient, chain } = parameters
-  const entry = Object.hasOwn(vaultChains, chain) ? vaultChains[chain] : undefined
-  if (!entry) {
-    throw new VaultConfigError(
-      'UNKNOWN_CHAIN',
-      `Unknown chain ${JSON.stringify(String(chain))}: use 'base' or 'base-sepolia'.`,
-      {
-        chain: String(chain),
-      },
-    )
-  }
-  if (!publicClient || typeof publicClient.request !== 'function') {
-    throw new VaultValidationError(
-      'INVALID_ARGUMENT',
-      'publicClient must be a viem client (createPublicClient).',
-    )
-  }
-  for (const [name, client] of [
-    ['publicClient', publicClient],
-    ['walletClient', walletClient],
-  ] as const) {
-    const id = client?.chain?.id
-    if (id !== undefined && id !== entry.chainId) {
-      throw new VaultConfigError(
-        'CHAIN_MISMATCH',
-        `${name} is on chain ${id}, but the vault client is for ${chain} (${entry.chainId}).`,
-        { field: `${name}.chain.id`, expected: entry.chainId, actual: id },
-      )
-    }
-  }
-  const addresses = resolveAddresses(entry.addresses, parameters.addresses)
-  const context: VaultContext = Object.freeze({
-    publicClient,
-    walletClient,
-    chain,
-    chainId: entry.chainId,
-    network: networkOf(chain),
-    addresses,
-    viemChain: publicClient.chain ?? walletClient?.chain ?? entry.viemChain,
-  })
-  return decorate(context, {})
+  return decorate(createVaultContext(parameters), {})
 }
 
 function decorate<extended extends object>(
@@ -238,40 +179,4 @@ function decorate<extended extends object>(
       decorate<extended & added>(context, { ...extension, ...fn(client) }),
   } as VaultClient<extended>
   return client
-}
-
-function resolveAddresses(
-  defaults: VaultAddresses,
-  overrides: Partial<VaultAddresses> | undefined,
-): Readonly<VaultAddresses> {
-  if (overrides !== undefined && (typeof overrides !== 'object' || overrides === null)) {
-    throw new VaultValidationError(
-      'INVALID_ADDRESS',
-      '`addresses` must be an object of contract addresses.',
-    )
-  }
-  const result = { ...defaults }
-  for (const key of Object.keys(overrides ?? {})) {
-    if (!(vaultAddressKeys as readonly string[]).includes(key)) {
-      throw new VaultValidationError(
-        'INVALID_ARGUMENT',
-        `Unknown address field ${JSON.stringify(key)} in \`addresses\`: expected ${vaultAddressKeys.join(', ')}.`,
-        { field: key },
-      )
-    }
-  }
-  for (const key of vaultAddressKeys) {
-    const value = overrides?.[key]
-    if (value === undefined) continue
-    try {
-      result[key] = evmAddress(value)
-    } catch (error) {
-      throw new VaultValidationError(
-        'INVALID_ADDRESS',
-        `addresses.${key}: ${(error as Error).message}`,
-        { field: `addresses.${key}` },
-      )
-    }
-  }
-  return Object.freeze(result)
 }

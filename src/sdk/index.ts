@@ -71,6 +71,7 @@ export {
   type VaultActions,
   type VaultClient,
 } from './createVaultClient.js'
+export { type CreateVaultContextParameters, createVaultContext } from './createVaultContext.js'
 export {
   AddressMismatchError,
   toJsonSafe,
