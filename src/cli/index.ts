@@ -7,11 +7,11 @@ Commands:
   devnet    start a local chain with the vault protocol and an x402 facilitator
   mcp       start the MCP server over stdio (for AI clients; see the README)
   sweep     deposit the merchant's idle USDC now (coming in a later release)
-  status    print the vault's status (coming in a later release)
+  status    print the vault's status (reads only)
 
 Run \`x402-vault <command> --help\` for a command's options.`
 
-const notYet = new Set(['sweep', 'status'])
+const notYet = new Set(['sweep'])
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
@@ -22,6 +22,7 @@ async function main(argv: string[]): Promise<number> {
   // Each sub-command loads only its own code: the MCP server must start fast and never load the devnet.
   if (command === 'devnet') return (await import('./devnet.js')).runDevnetCommand(rest)
   if (command === 'mcp') return runMcpCommand(rest)
+  if (command === 'status') return (await import('./status.js')).runStatusCommand(rest, process.env)
   if (notYet.has(command)) {
     process.stderr.write(`x402-vault ${command} is not available in this release yet.\n`)
     return 1
