@@ -27,8 +27,10 @@ export default defineConfig([
     // viem (and what it runs on) is bundled, tree-shaken: Node loads viem's root as a barrel of about
     // 420 modules, 0.27 s on its own, more than the SDK's whole import budget of 0.25 s (PRODUCT.md §9).
     // The types still come from the viem package. The SDK recognises viem's errors by name, so the
-    // caller's clients may come from any copy of viem.
-    noExternal: ['viem', 'ox', 'abitype', /^@noble\//, /^@scure\//],
+    // caller's clients may come from any copy of viem. The MCP SDK is bundled into `x402-vault/mcp`
+    // too: as a dependency it would install Express and Hono (for its HTTP transports) into every
+    // seller's app, and the stdio server needs neither.
+    noExternal: ['viem', 'ox', 'abitype', /^@noble\//, /^@scure\//, /^@modelcontextprotocol\//],
   },
   {
     // The bins are self-contained bundles (dependencies included): one file to load makes the MCP
