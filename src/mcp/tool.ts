@@ -9,7 +9,10 @@ import type { McpLogger } from './logger.js'
 
 /** What a tool handler gets besides its input. */
 export type ToolContext = {
-  /** The verified vault: waits for verification (or retries it after RPC trouble). */
+  /**
+   * The verified vault: waits for verification (or retries it after RPC trouble). The call's
+   * answer is refused unless the RPC still serves the configured chain.
+   */
   vault: () => Promise<VaultContext>
   config: McpConfig
   logger: McpLogger
@@ -77,8 +80,6 @@ export function registerVaultTools(
   tools: readonly AnyVaultTool[],
   dependencies: { connection: VaultConnection; config: McpConfig; logger: McpLogger },
 ): void {
-  const { connection, config, logger } = dependencies
-  const context: ToolContext = { vault: connection.ready, config, logger }
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
   for (const tool of tools) {
     const listing = {
@@ -88,7 +89,7 @@ export function registerVaultTools(
       outputSchema: tool.outputSchema,
       annotations: tool.annotations,
     }
-    server.registerTool(tool.name, listing, (input: unknown) => run(tool, input, context))
+    server.registerTool(tool.name, listing, (input: unknown) => run(tool, input, dependencies))
   }
   server.server.removeRequestHandler('tools/call')
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
@@ -100,23 +101,50 @@ export function registerVaultTools(
     }
     const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {})
     if (!parsed.success) return refusal(inputErrorText(parsed.error))
-    return run(tool, parsed.data, context)
+    return run(tool, parsed.data, dependencies)
   })
 }
 
-async function run(tool: AnyVaultTool, input: unknown, context: ToolContext) {
+/**
+ * Runs one tool call. Every answer read from the chain is checked to come from the configured
+ * chain: the first `vault()` of a call also asks the RPC for its chain id (in the same JSON-RPC
+ * batch as the call's first read), and an answer is refused unless that check passed.
+ */
+async function run(
+  tool: AnyVaultTool,
+  input: unknown,
+  dependencies: { connection: VaultConnection; config: McpConfig; logger: McpLogger },
+) {
+  const { connection, config, logger } = dependencies
   const started = performance.now()
   const took = () => `${Math.round(performance.now() - started)} ms`
+  // Settles to the check's error, or undefined: never a rejection nobody awaits yet.
+  let chainCheck: Promise<unknown> | undefined
+  const context: ToolContext = {
+    config,
+    logger,
+    vault: async () => {
+      const vault = await connection.ready()
+      chainCheck ??= connection.checkChain().then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      return vault
+    },
+  }
   try {
     const output = (await tool.handler(input as never, context)) as Record<string, unknown>
-    context.logger.debug(`${tool.name} answered in ${took()}.`)
+    const chainError = await chainCheck
+    if (chainError) throw chainError
+    logger.debug(`${tool.name} answered in ${took()}.`)
     return {
       content: [{ type: 'text' as const, text: JSON.stringify(output, null, 2) }],
       structuredContent: output,
     }
   } catch (error) {
-    const text = toolErrorText(error, context.logger)
-    context.logger.debug(`${tool.name} refused in ${took()}: ${text}`)
+    // Whatever another chain answered (a revert, no contract) would mislead: its chain comes first.
+    const text = toolErrorText((await chainCheck) ?? error, logger)
+    logger.debug(`${tool.name} refused in ${took()}: ${text}`)
     return refusal(text)
   }
 }
