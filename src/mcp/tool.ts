@@ -1,11 +1,17 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { CallToolRequestSchema, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import {
+  CallToolRequestSchema,
+  isJSONRPCRequest,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
 import type { VaultContext } from '../sdk/index.js'
 import type { McpConfig } from './config.js'
 import type { VaultConnection } from './connection.js'
 import { toolErrorText } from './errors.js'
 import type { McpLogger } from './logger.js'
+import { unknownArgumentsText } from './schemas.js'
 
 /** What a tool handler gets besides its input. */
 export type ToolContext = {
@@ -151,6 +157,62 @@ async function run(
 
 function refusal(text: string) {
   return { isError: true, content: [{ type: 'text' as const, text }] }
+}
+
+/**
+ * Keys that the MCP SDK's own parsing of `tools/call` mishandles before any handler runs: it turns an
+ * object under `__proto__` into the arguments' prototype (its keys then read as arguments), and a
+ * `constructor` that is not a function makes it fail with an internal error (-32603) whose message is
+ * a zod dump or a JavaScript TypeError.
+ */
+const unsafeArgumentKeys = ['__proto__', 'constructor']
+
+/**
+ * Answers on the transport itself the `tools/call` requests whose arguments the MCP SDK cannot parse
+ * safely: arguments that are not a JSON object, or that carry `__proto__` or `constructor`. They get
+ * the same refusal as any other bad input (`isError`, text starting with `INVALID_ARGUMENT`), never an
+ * internal error; every other message goes on to the server. Call it once the server is connected.
+ *
+ * @param transport - The server's connected transport.
+ * @param tools - For the message: which arguments the tool takes.
+ * @example
+ * await server.connect(transport)
+ * guardToolArguments(transport, vaultTools)
+ */
+export function guardToolArguments(transport: Transport, tools: readonly AnyVaultTool[]): void {
+  const deliver = transport.onmessage
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message) && message.method === 'tools/call') {
+      const text = unsafeArgumentsText(message.params ?? {}, tools)
+      if (text !== undefined) {
+        transport
+          .send({ jsonrpc: '2.0', id: message.id, result: refusal(text) })
+          .catch((error: Error) => transport.onerror?.(error))
+        return
+      }
+    }
+    deliver?.(message, extra)
+  }
+}
+
+function unsafeArgumentsText(
+  params: Record<string, unknown>,
+  tools: readonly AnyVaultTool[],
+): string | undefined {
+  const args = params.arguments
+  if (args === undefined) return undefined
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    const given = Array.isArray(args) ? 'an array' : args === null ? 'null' : `a ${typeof args}`
+    return `INVALID_ARGUMENT: arguments must be a JSON object of the tool's inputs, not ${given}.`
+  }
+  const unsafe = unsafeArgumentKeys.filter((key) => Object.hasOwn(args, key))
+  if (unsafe.length === 0) return undefined
+  const tool = tools.find((candidate) => candidate.name === params.name)
+  return unknownArgumentsText(
+    unsafe,
+    String(params.name).slice(0, 64),
+    tool && Object.keys(tool.inputSchema.shape),
+  )
 }
 
 /** The first problem with the arguments, code first (the schemas' messages carry their code). */
