@@ -10,6 +10,16 @@ import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
 import { devnetClients } from '../sdk/helpers.js'
 import {
+  decimal,
+  hugeNumberText,
+  json,
+  jsonNumber,
+  longText,
+  oddNumberText,
+  tinyNumberText,
+  whitespace,
+} from '../support/arbitraries.js'
+import {
   expectMatchesOutputSchema,
   expectNoInternals,
   mcpBin,
@@ -64,44 +74,10 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // Generators
 
-const json = fc.jsonValue({ maxDepth: 2 })
-const whitespace = fc.constantFrom(' ', '\t', '\n', '\r\n', '\u00a0', '\u2003', '\u200b', '\ufeff')
-const unicodeDigits = fc.string({
-  unit: fc.constantFrom('٠', '١', '٢', '٣', '۴', '५', '০', '๓', '１', '𝟙', '²', '⑤', 'Ⅻ'),
-  minLength: 1,
-  maxLength: 8,
-})
-const decimal = fc
-  .tuple(
-    fc.bigInt({ min: 0n, max: 10n ** 12n }),
-    fc.option(fc.stringMatching(/^[0-9]{1,8}$/), { nil: undefined }),
-  )
-  .map(([whole, fraction]) => (fraction ? `${whole}.${fraction}` : `${whole}`))
 /** Mostly what a careful client sends: within the cap and the merchant's means. */
 const plausibleUsdc = fc
   .tuple(fc.integer({ min: 0, max: 150 }), fc.integer({ min: 0, max: 999_999 }))
   .map(([whole, micro]) => (micro ? `${whole}.${String(micro).padStart(6, '0')}` : `${whole}`))
-const hugeNumberText = fc.bigInt({ min: 10n ** 20n, max: 10n ** 100n }).map(String)
-const tinyNumberText = fc.integer({ min: 7, max: 400 }).map((n) => `0.${'0'.repeat(n - 1)}1`)
-const jsonNumber = fc.oneof(
-  fc.integer(),
-  fc.double(),
-  fc.constantFrom(1e308, -1e308, 5e-324, -0, 2 ** 53 + 2, 1e21),
-)
-const longText = fc
-  .tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.integer({ min: 1_000, max: 100_000 }))
-  .map(([unit, length]) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length))
-const oddNumberText = fc.oneof(
-  fc.tuple(whitespace, decimal, whitespace).map((parts) => parts.join('')),
-  fc.tuple(decimal, unicodeDigits).map(([ascii, unicode]) => `${ascii}${unicode}`),
-  unicodeDigits,
-  decimal.map((text) => `-${text}`),
-  decimal.map((text) => `+${text}`),
-  fc.integer({ min: -400, max: 400 }).map((exponent) => `1e${exponent}`),
-  decimal.map((text) => `0${text}`),
-  decimal.map((text) => text.replace('.', ',')),
-  fc.constantFrom('', '.', '.5', '5.', 'NaN', 'Infinity', '0x10', '1_000', '$1', '1 USDC'),
-)
 const amountLike = fc.oneof(
   { arbitrary: plausibleUsdc, weight: 14 },
   { arbitrary: decimal, weight: 2 },
