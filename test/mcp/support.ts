@@ -1,7 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -10,28 +8,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { expect } from 'vitest'
-import type { Devnet } from '../../src/devnet/startDevnet.js'
+
+export { writeAddressesFile } from '../support/addressesFile.js'
 
 /** The built bins: the tests run what `npx x402-vault@beta mcp` runs. */
 export const mcpBin = join(import.meta.dirname, '../../dist/mcp/bin.js')
 export const cliBin = join(import.meta.dirname, '../../dist/cli/index.js')
-
-/** Writes the devnet's addresses file (as `x402-vault devnet` does) and returns its path. */
-export async function writeAddressesFile(
-  devnet: Devnet,
-  overrides: Record<string, string> = {},
-): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'x402-vault-mcp-'))
-  const path = join(dir, 'addresses.json')
-  const content = {
-    chain: devnet.chain,
-    chainId: devnet.chainId,
-    ...devnet.addresses,
-    ...overrides,
-  }
-  await writeFile(path, `${JSON.stringify(content, null, 2)}\n`)
-  return path
-}
 
 export type McpSession = {
   client: Client
