@@ -1,10 +1,11 @@
 import { cpus } from 'node:os'
+import { mcpToolNames, readToolNames } from '../test/support/mcpToolNames.js'
 import type { Burst } from './burst.js'
 import type { ColdStart } from './coldStart.js'
 import type { Measured } from './context.js'
 import type { ImportTime } from './importTime.js'
 import type { PaidRequestLatency } from './paidLatency.js'
-import { mcpTools, type RoundTripsResult, type RpcRoundTrips } from './roundTrips.js'
+import type { RoundTripsResult, RpcRoundTrips } from './roundTrips.js'
 import type { SdkCall } from './sdkCalls.js'
 import type { Sweep } from './sweep.js'
 
@@ -61,8 +62,6 @@ export type Measurements = {
   sdk: Record<string, SdkCall>
 }
 
-const readTools = new Set<string>(['vault_status', 'vault_check_yield', 'vault_get_position'])
-
 /**
  * Assembles the report and checks every budget.
  *
@@ -91,11 +90,11 @@ export function buildReport(
 
   const budgets: BudgetCheck[] = [
     atMost('rpcRoundTrips.startup', rpcRoundTrips.startup, 2, 'round trips'),
-    ...mcpTools.map((tool) =>
+    ...mcpToolNames.map((tool) =>
       atMost(
         `rpcRoundTrips.${tool}`,
         rpcRoundTrips[tool],
-        readTools.has(tool) ? 1 : 2,
+        readToolNames.includes(tool) ? 1 : 2,
         'round trips',
       ),
     ),
@@ -164,15 +163,16 @@ export function formatReport(report: BenchReport): string {
     const check = checkNamed(`rpcRoundTrips.${key}`)
     return [key, String(value), budgetText(check), verdict(check)]
   })
-  const startup = [
+  const startupTimes: [string, number, BudgetCheck | undefined][] = [
     ['mcpColdStartMs (spawn → tools/list)', report.mcpColdStartMs, checkNamed('mcpColdStartMs')],
     ['sdkImportMs (fresh import of the SDK)', report.sdkImportMs, checkNamed('sdkImportMs')],
     ['nodeStartMs (node -e 0)', report.nodeStartMs, undefined],
-  ].map(([name, ms, check]) => [
-    name as string,
+  ]
+  const startup = startupTimes.map(([name, ms, check]) => [
+    name,
     `${ms} ms`,
-    budgetText(check as BudgetCheck | undefined),
-    verdict(check as BudgetCheck | undefined),
+    budgetText(check),
+    verdict(check),
   ])
   const seller = (['paidRequestLatency', 'burst', 'sweep'] as const).map((key) => [
     key,

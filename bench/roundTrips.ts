@@ -3,18 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { writeAddressesFile } from '../test/support/addressesFile.js'
 import { startCountingProxy } from '../test/support/countingProxy.js'
+import type { McpToolName } from '../test/support/mcpToolNames.js'
 import type { BenchContext } from './context.js'
-
-/** The MCP tools, read tools first, as the report lists them. */
-export const mcpTools = [
-  'vault_status',
-  'vault_check_yield',
-  'vault_get_position',
-  'vault_plan_approve_usdc',
-  'vault_plan_deposit',
-  'vault_plan_withdraw',
-] as const
-export type McpToolName = (typeof mcpTools)[number]
 
 /** HTTP requests to the RPC: the server's start-up verification, and each tool's worst call. */
 export type RpcRoundTrips = { startup: number } & Record<McpToolName, number>

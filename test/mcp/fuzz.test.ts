@@ -19,6 +19,7 @@ import {
   tinyNumberText,
   whitespace,
 } from '../support/arbitraries.js'
+import { type McpToolName, mcpToolNames } from '../support/mcpToolNames.js'
 import {
   expectMatchesOutputSchema,
   expectNoInternals,
@@ -31,14 +32,6 @@ import {
 // JSON-RPC error, with no stack trace or file path; every refusal starts with its code; stdout
 // carries nothing but JSON-RPC; the server is alive at the end.
 
-const toolNames = [
-  'vault_status',
-  'vault_check_yield',
-  'vault_get_position',
-  'vault_plan_approve_usdc',
-  'vault_plan_deposit',
-  'vault_plan_withdraw',
-] as const
 const runsPerTool = 180
 const otherRuns = 100
 
@@ -147,7 +140,7 @@ const valuesOf = {
 }
 type InputKey = keyof typeof valuesOf
 /** The argument shapes a client would send to each tool. */
-const typicalKeys: Record<(typeof toolNames)[number], InputKey[][]> = {
+const typicalKeys: Record<McpToolName, InputKey[][]> = {
   vault_status: [[]],
   vault_check_yield: [[]],
   vault_get_position: [['wallet']],
@@ -170,7 +163,7 @@ const sometimes = <T>(arbitrary: fc.Arbitrary<T>) =>
  * Arguments for a tool: mostly a typical shape, else any subset of its own keys, with generated
  * values; sometimes another tool's keys, random extra keys, or prototype keys.
  */
-function argumentsFor(name: (typeof toolNames)[number]) {
+function argumentsFor(name: McpToolName) {
   const typical = typicalKeys[name]
   const own = [...new Set(typical.flat())]
   const others = (Object.keys(valuesOf) as InputKey[]).filter((key) => !own.includes(key))
@@ -229,7 +222,7 @@ async function callAndCheck(name: string, args: unknown): Promise<void> {
 }
 
 describe('generated inputs through one stdio server', () => {
-  it.each(toolNames)(`%s: ${runsPerTool} generated inputs`, async (name) => {
+  it.each(mcpToolNames)(`%s: ${runsPerTool} generated inputs`, async (name) => {
     await fc.assert(
       fc.asyncProperty(argumentsFor(name), (args) => callAndCheck(name, args)),
       { numRuns: runsPerTool },
@@ -237,7 +230,7 @@ describe('generated inputs through one stdio server', () => {
   })
 
   it(`unknown tool names and arguments that are not an object: ${otherRuns} generated calls`, async () => {
-    const name = fc.oneof(fc.constantFrom(...toolNames), fc.string({ maxLength: 80 }))
+    const name = fc.oneof(fc.constantFrom(...mcpToolNames), fc.string({ maxLength: 80 }))
     const notAnObject = fc.oneof(
       json.filter((value) => typeof value !== 'object' || value === null || Array.isArray(value)),
       fc.constant(undefined),
@@ -276,7 +269,8 @@ describe('generated inputs through one stdio server', () => {
     expect((await client.listTools()).tools).toHaveLength(6)
     const calls = [...callsByTool.values()].reduce((sum, count) => sum + count, 0)
     expect(calls).toBeGreaterThanOrEqual(1_000)
-    for (const name of toolNames) expect(callsByTool.get(name)).toBeGreaterThanOrEqual(runsPerTool)
+    for (const name of mcpToolNames)
+      expect(callsByTool.get(name)).toBeGreaterThanOrEqual(runsPerTool)
     const impure = transport.stdoutLines.filter(
       (line) => !JSONRPCMessageSchema.safeParse(safeJson(line)).success,
     )
