@@ -17,8 +17,8 @@ import type { McpLogger } from './logger.js'
 export type VaultConnection = {
   /**
    * Resolves with the vault once the deployment is verified. A verification that failed on RPC
-   * trouble is tried again at the next call; a deployment that does not match the chain stays
-   * refused (restart the server with a corrected environment).
+   * trouble or on another chain id is tried again at the next call; contracts that do not match the
+   * configured addresses stay refused (restart the server with a corrected environment).
    */
   ready: () => Promise<VaultContext>
   /**
