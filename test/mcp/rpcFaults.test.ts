@@ -169,4 +169,21 @@ describe('a chain id that changes under the running server', () => {
       expect(answer.chainId).toBe(84532)
     }
   })
+
+  it('a server started on the wrong chain refuses the same way, and answers once the RPC serves Base Sepolia', async () => {
+    const wrongChain = await startCountingProxy(other.rpcUrl)
+    const session = await connectMcp({
+      BASE_SEPOLIA_RPC_URL: wrongChain.url,
+      VAULT_ADDRESSES: await writeAddressesFile(devnet),
+    })
+    try {
+      const text = await callToolError(session.client, 'vault_status', {}, 'CHAIN_MISMATCH')
+      expect(text).toContain('serves chain 8453')
+      wrongChain.retarget(devnet.rpcUrl)
+      expect((await callToolOk(session.client, 'vault_status')).chainId).toBe(84532)
+    } finally {
+      await session.close()
+      await wrongChain.close()
+    }
+  })
 })
