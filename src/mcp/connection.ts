@@ -4,6 +4,7 @@ import {
   parseVaultAddresses,
   toVaultError,
   type VaultContext,
+  VaultRpcError,
   vaultChains,
   vaultHttp,
   verifyAddresses,
@@ -16,10 +17,15 @@ import type { McpLogger } from './logger.js'
 export type VaultConnection = {
   /**
    * Resolves with the vault once the deployment is verified. A verification that failed on RPC
-   * trouble is tried again at the next call; a deployment that does not match the chain stays
-   * refused (restart the server with a corrected environment).
+   * trouble or on another chain id is tried again at the next call; contracts that do not match the
+   * configured addresses stay refused (restart the server with a corrected environment).
    */
   ready: () => Promise<VaultContext>
+  /**
+   * Confirms that the RPC still serves the configured chain: one `eth_chainId`. Called with a
+   * tool's first read, it travels in the same JSON-RPC batch, so it costs no round trip.
+   */
+  checkChain: () => Promise<void>
   /** Starts verification without waiting for it (after the MCP handshake). */
   verifyInBackground: () => void
 }
@@ -41,7 +47,9 @@ export type VaultConnection = {
 export function createVaultConnection(config: McpConfig, logger: McpLogger): VaultConnection {
   const chain = vaultChains[config.chain]
   // One attempt plus one retry, 8 s each: a tool answers within ~16 s even when the RPC hangs.
-  const transport = vaultHttp(config.rpcUrl, { retryCount: 1, timeout: 8_000 })
+  // Calls made in the same tick share one HTTP request (a JSON-RPC batch): that is how the chain
+  // check rides along with each tool's first read.
+  const transport = vaultHttp(config.rpcUrl, { retryCount: 1, timeout: 8_000, batch: true })
   // A context without a wallet client: nothing here can sign or send.
   const vault = createVaultContext({
     publicClient: createPublicClient({ chain: chain.viemChain, transport }),
@@ -63,6 +71,11 @@ export function createVaultConnection(config: McpConfig, logger: McpLogger): Vau
       )
     } catch (error) {
       const vaultError = toVaultError(error)
+      verification = undefined
+      if (vaultError.code === 'CHAIN_MISMATCH') {
+        // Not final: the RPC may serve the right chain again (a node swapped behind a load balancer).
+        throw chainMismatch(String(vaultError.details.actual))
+      }
       if (vaultError.category === 'config') {
         refusal = new McpToolError(
           vaultError.code,
@@ -72,9 +85,40 @@ export function createVaultConnection(config: McpConfig, logger: McpLogger): Vau
         logger.error(refusal.message)
         throw refusal
       }
-      verification = undefined
       logger.warn(`Could not verify the vault deployment yet: ${vaultError.message}`)
       throw vaultError
+    }
+  }
+
+  function chainMismatch(actual: string): McpToolError {
+    const error = new McpToolError(
+      'CHAIN_MISMATCH',
+      `The RPC (BASE_SEPOLIA_RPC_URL) serves chain ${actual}, not ${config.chain} (${chain.chainId}), so nothing was read or planned: an answer from that chain would describe another deployment. Point BASE_SEPOLIA_RPC_URL at a ${chain.viemChain.name} node; the server checks the chain again at every call.`,
+      { details: { expected: chain.chainId, actual } },
+    )
+    logger.error(error.message)
+    return error
+  }
+
+  async function checkChain(): Promise<void> {
+    let answer: unknown
+    try {
+      answer = await vault.publicClient.request({ method: 'eth_chainId' })
+    } catch (error) {
+      throw toVaultError(error, { action: 'Chain check' })
+    }
+    if (typeof answer !== 'string' || !/^0x[0-9a-fA-F]{1,16}$/.test(answer)) {
+      throw new VaultRpcError(
+        'RPC_BAD_RESPONSE',
+        `Chain check failed: the RPC answered eth_chainId with ${JSON.stringify(answer)?.slice(0, 40)}, not a chain id, so nothing was read or planned.`,
+        { retryable: true },
+      )
+    }
+    const actual = Number.parseInt(answer, 16)
+    if (actual !== chain.chainId) {
+      // Verify the deployment again once the RPC serves the configured chain again.
+      verification = undefined
+      throw chainMismatch(String(actual))
     }
   }
 
@@ -87,6 +131,7 @@ export function createVaultConnection(config: McpConfig, logger: McpLogger): Vau
 
   return {
     ready,
+    checkChain,
     verifyInBackground: () => {
       // Failures are logged by verify() and reported by the next tool call.
       ready().catch(() => {})

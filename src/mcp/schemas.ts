@@ -23,18 +23,35 @@ export const readOnlyAnnotations: ToolAnnotations = { readOnlyHint: true, openWo
  * toolInput('vault_get_position', { wallet: walletInput() })
  */
 export function toolInput<shape extends z.ZodRawShape>(toolName: string, shape: shape) {
-  const accepted = Object.keys(shape)
-  const takes = accepted.length ? `takes ${accepted.join(', ')}` : 'takes no arguments'
   return z
     .object(shape, {
       errorMap: (issue, ctx) =>
         issue.code === 'unrecognized_keys'
-          ? {
-              message: `INVALID_ARGUMENT: Unknown argument ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}: ${toolName} ${takes}. Remove it and call again.`,
-            }
+          ? { message: unknownArgumentsText(issue.keys, toolName, Object.keys(shape)) }
           : { message: ctx.defaultError },
     })
     .strict()
+}
+
+/**
+ * The refusal of arguments a tool does not take.
+ *
+ * @param keys - The unknown keys.
+ * @param toolName - The tool called.
+ * @param accepted - The keys it takes; `undefined` when there is no such tool.
+ * @returns Such as `INVALID_ARGUMENT: Unknown argument "amount": vault_get_position takes wallet. …`
+ * @example
+ * unknownArgumentsText(['amount'], 'vault_get_position', ['wallet'])
+ */
+export function unknownArgumentsText(
+  keys: readonly string[],
+  toolName: string,
+  accepted: readonly string[] | undefined,
+): string {
+  const unknown = `Unknown argument ${keys.map((key) => JSON.stringify(key)).join(', ')}`
+  if (!accepted) return `INVALID_ARGUMENT: ${unknown}. Remove it and call again.`
+  const takes = accepted.length ? `takes ${accepted.join(', ')}` : 'takes no arguments'
+  return `INVALID_ARGUMENT: ${unknown}: ${toolName} ${takes}. Remove it and call again.`
 }
 
 /** The `wallet` input: a string; the handler checks the address. */

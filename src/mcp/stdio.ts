@@ -2,6 +2,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { loadMcpConfig, type McpConfig, McpConfigError } from './config.js'
 import { redactLogText } from './logger.js'
 import { createServer } from './server.js'
+import { guardToolArguments } from './tool.js'
+import { vaultTools } from './tools/index.js'
 
 /**
  * Runs the MCP server over stdio until the client closes stdin: what `x402-vault mcp` and
@@ -27,7 +29,9 @@ export async function runStdioServer(env: NodeJS.ProcessEnv): Promise<number> {
     process.stdin.once('end', resolve)
     process.stdin.once('close', resolve)
   })
-  await server.connect(new StdioServerTransport())
+  const transport = new StdioServerTransport()
+  await server.connect(transport)
+  guardToolArguments(transport, vaultTools)
   await closed
   await server.close()
   return 0

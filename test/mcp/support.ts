@@ -1,33 +1,19 @@
-import { spawn } from 'node:child_process'
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { expect } from 'vitest'
-import type { Devnet } from '../../src/devnet/startDevnet.js'
+
+export { writeAddressesFile } from '../support/addressesFile.js'
 
 /** The built bins: the tests run what `npx x402-vault@beta mcp` runs. */
 export const mcpBin = join(import.meta.dirname, '../../dist/mcp/bin.js')
 export const cliBin = join(import.meta.dirname, '../../dist/cli/index.js')
-
-/** Writes the devnet's addresses file (as `x402-vault devnet` does) and returns its path. */
-export async function writeAddressesFile(
-  devnet: Devnet,
-  overrides: Record<string, string> = {},
-): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'x402-vault-mcp-'))
-  const path = join(dir, 'addresses.json')
-  const content = {
-    chain: devnet.chain,
-    chainId: devnet.chainId,
-    ...devnet.addresses,
-    ...overrides,
-  }
-  await writeFile(path, `${JSON.stringify(content, null, 2)}\n`)
-  return path
-}
 
 export type McpSession = {
   client: Client
@@ -57,6 +43,69 @@ export async function connectMcp(
   const client = new Client({ name: 'x402-vault-tests', version: '1.0.0' })
   await client.connect(transport)
   return { client, stderr: () => stderr, close: () => client.close() }
+}
+
+/**
+ * A stdio client transport that keeps every line the server writes to stdout, so that a test can
+ * check that stdout carries nothing but JSON-RPC. A line that is not a JSON-RPC message is kept,
+ * reported to `onerror` and not delivered.
+ */
+export class RecordingStdioTransport implements Transport {
+  /** Every stdout line so far, in order, without its newline. */
+  readonly stdoutLines: string[] = []
+  stderr = ''
+  onmessage?: (message: JSONRPCMessage) => void
+  onerror?: (error: Error) => void
+  onclose?: () => void
+  private child: ChildProcessWithoutNullStreams | undefined
+  private partialLine = ''
+
+  constructor(
+    private readonly args: string[],
+    private readonly env: Record<string, string>,
+  ) {}
+
+  async start(): Promise<void> {
+    const child = spawn(process.execPath, this.args, { env: this.env })
+    this.child = child
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (chunk: string) => {
+      const lines = (this.partialLine + chunk).split('\n')
+      this.partialLine = lines.pop() ?? ''
+      for (const line of lines) this.receive(line)
+    })
+    child.stderr.setEncoding('utf8')
+    child.stderr.on('data', (chunk: string) => {
+      this.stderr += chunk
+    })
+    child.on('error', (error) => this.onerror?.(error))
+    child.on('close', () => this.onclose?.())
+    await once(child, 'spawn')
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.child?.stdin.write(serializeMessage(message))
+  }
+
+  async close(): Promise<void> {
+    const child = this.child
+    if (!child || child.exitCode !== null) return
+    const closed = once(child, 'close')
+    child.stdin.end()
+    await closed
+  }
+
+  private receive(line: string): void {
+    this.stdoutLines.push(line)
+    let message: JSONRPCMessage
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line))
+    } catch (error) {
+      this.onerror?.(error as Error)
+      return
+    }
+    this.onmessage?.(message)
+  }
 }
 
 /** A tool's answer, read the way a client reads it. */

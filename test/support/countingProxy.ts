@@ -1,24 +1,68 @@
-import { createServer, type IncomingMessage } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 /**
+ * What the proxy does to a request instead of answering it faithfully, as a real RPC provider
+ * sometimes does:
+ * - `status`: an HTTP error status (429, 500, …) with an optional `Retry-After` header;
+ * - `malformed-json`: a 200 whose body is cut off mid-JSON;
+ * - `not-json-rpc`: a 200 with valid JSON that is not a JSON-RPC answer;
+ * - `empty-number`: the real answer, except `0x` where a number is due: the result of `eth_chainId`,
+ *   `eth_blockNumber`, `eth_estimateGas`, …, and the gas of `eth_fillTransaction`; other calls pass;
+ * - `reset`: the connection is dropped unanswered (the RPC is unreachable);
+ * - `hang`: the request is never answered (past any client timeout).
+ */
+export type RpcFault =
+  | { kind: 'status'; status: number; retryAfter?: string }
+  | { kind: 'malformed-json' }
+  | { kind: 'not-json-rpc' }
+  | { kind: 'empty-number' }
+  | { kind: 'reset' }
+  | { kind: 'hang' }
+
+/** Which requests a fault hits, and for how long. */
+export type RpcFaultOptions = {
+  /** Only requests that carry one of these JSON-RPC methods (a batch counts if any call does). */
+  methods?: readonly string[]
+  /** Only the next `times` requests it hits; then the proxy answers faithfully again. */
+  times?: number
+}
+
+/**
  * A JSON-RPC HTTP proxy in front of an RPC (anvil): it counts the round trips (HTTP requests) a
- * process outside the test makes, such as a spawned MCP server, and can play an unreachable RPC.
+ * process outside the test makes, such as a spawned MCP server, and injects RPC faults.
  */
 export type CountingProxy = {
   /** The proxy's URL. Any path and query are accepted (and ignored), like a provider's key. */
   url: string
-  /** HTTP requests forwarded since the last `reset()`. */
+  /** HTTP requests received since the last `reset()`, faulted ones included. */
   readonly requests: number
   /** Their JSON-RPC methods, in order (a batch lists each of its calls). */
   readonly methods: readonly string[]
   reset: () => void
   /** Runs `fn` and returns its result and the round trips made while it ran. */
   measure: <T>(fn: () => Promise<T>) => Promise<{ result: T; requests: number; methods: string[] }>
-  /** While down, every connection is dropped unanswered: the RPC is unreachable. */
+  /** Injects `fault` until it is cleared with `setFault(undefined)` (or `options.times` runs out). */
+  setFault: (fault: RpcFault | undefined, options?: RpcFaultOptions) => void
+  /** While down, every connection is dropped unanswered: `setFault({ kind: 'reset' })`. */
   setDown: (down: boolean) => void
+  /** Forwards to another RPC from now on, such as a node of another chain. */
+  retarget: (targetUrl: string) => void
   close: () => Promise<void>
 }
+
+/** Methods whose result is a hex quantity: where `empty-number` answers `0x`. */
+const numberMethods = new Set([
+  'eth_chainId',
+  'eth_blockNumber',
+  'eth_getTransactionCount',
+  'eth_gasPrice',
+  'eth_maxPriorityFeePerGas',
+  'eth_estimateGas',
+  'eth_getBalance',
+])
+
+type JsonRpcCall = { id?: unknown; method?: unknown }
 
 /**
  * Starts a counting proxy on 127.0.0.1 that forwards every POST body to `targetUrl`.
@@ -28,28 +72,53 @@ export type CountingProxy = {
  * @example
  * const proxy = await startCountingProxy(devnet.rpcUrl)
  * const { requests } = await proxy.measure(() => client.callTool({ name: 'vault_status' }))
+ * proxy.setFault({ kind: 'status', status: 429, retryAfter: '1' }, { times: 1 })
  */
 export async function startCountingProxy(targetUrl: string): Promise<CountingProxy> {
+  let target = targetUrl
   let requests = 0
   let methods: string[] = []
-  let down = false
+  let fault: { fault: RpcFault; methods?: readonly string[]; timesLeft: number } | undefined
+
+  /** The fault this request gets, if any (and uses up one of its `times`). */
+  const faultFor = (calls: JsonRpcCall[]): RpcFault | undefined => {
+    if (!fault) return undefined
+    const wanted = fault.methods
+    if (wanted && !calls.some((call) => wanted.includes(String(call.method)))) return undefined
+    const hit = fault.fault
+    fault.timesLeft--
+    if (fault.timesLeft <= 0) fault = undefined
+    return hit
+  }
 
   const server = createServer(async (request, response) => {
-    if (down) {
+    const body = await readBody(request)
+    const calls = callsOf(body)
+    requests++
+    methods.push(...calls.map((call) => (call.method === undefined ? '?' : String(call.method))))
+    const injected = faultFor(calls)
+    if (injected?.kind === 'reset') {
       request.socket.destroy()
       return
     }
-    const body = await readBody(request)
-    requests++
-    methods.push(...methodsOf(body))
+    if (injected?.kind === 'hang') return // answered by nothing: the client's timeout must fire
+    if (injected?.kind === 'status') {
+      const headers =
+        injected.retryAfter === undefined ? {} : { 'Retry-After': injected.retryAfter }
+      response.writeHead(injected.status, headers).end(`error ${injected.status}`)
+      return
+    }
+    if (injected?.kind === 'malformed-json') return answer(response, '{"jsonrpc":"2.0","id":1,"res')
+    if (injected?.kind === 'not-json-rpc') return answer(response, '{"status":"ok","data":[]}')
     try {
-      const forwarded = await fetch(targetUrl, {
+      const forwarded = await fetch(target, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body,
       })
-      response.writeHead(forwarded.status, { 'Content-Type': 'application/json' })
-      response.end(await forwarded.text())
+      const text = await forwarded.text()
+      if (injected?.kind === 'empty-number') return answer(response, emptyNumbers(text, calls))
+      answer(response, text, forwarded.status)
     } catch {
       response.writeHead(502).end()
     }
@@ -57,6 +126,13 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
 
+  const setFault: CountingProxy['setFault'] = (next, options = {}) => {
+    fault = next && {
+      fault: next,
+      ...(options.methods ? { methods: options.methods } : {}),
+      timesLeft: options.times ?? Number.POSITIVE_INFINITY,
+    }
+  }
   return {
     url: `http://127.0.0.1:${port}`,
     get requests() {
@@ -75,8 +151,10 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
       const result = await fn()
       return { result, requests, methods: [...methods] }
     },
-    setDown(value) {
-      down = value
+    setFault,
+    setDown: (down) => setFault(down ? { kind: 'reset' } : undefined),
+    retarget(url) {
+      target = url
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -84,6 +162,10 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
         server.close((error) => (error ? reject(error) : resolve()))
       }),
   }
+}
+
+function answer(response: ServerResponse, body: string, status = 200): void {
+  response.writeHead(status, { 'Content-Type': 'application/json' }).end(body)
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -95,11 +177,29 @@ function readBody(request: IncomingMessage): Promise<string> {
   })
 }
 
-function methodsOf(body: string): string[] {
+/** The JSON-RPC calls of a request body: one, or each call of a batch. */
+function callsOf(body: string): JsonRpcCall[] {
   try {
-    const parsed = JSON.parse(body) as { method?: unknown } | { method?: unknown }[]
-    return (Array.isArray(parsed) ? parsed : [parsed]).map((call) => String(call.method))
+    const parsed = JSON.parse(body) as JsonRpcCall | JsonRpcCall[]
+    return Array.isArray(parsed) ? parsed : [parsed]
   } catch {
-    return ['(not JSON)']
+    return [{ method: '(not JSON)' }]
   }
+}
+
+/** The upstream answer with `0x` as every number a call returns (a filled transaction's gas too). */
+function emptyNumbers(text: string, calls: JsonRpcCall[]): string {
+  const methodOf = new Map(calls.map((call) => [call.id, String(call.method)]))
+  const blank = (item: { id?: unknown; result?: unknown }) => {
+    const method = methodOf.get(item.id)
+    if (!method || !('result' in item)) return item
+    if (numberMethods.has(method)) return { ...item, result: '0x' }
+    const filled = item.result as { tx?: object } | null
+    if (method === 'eth_fillTransaction' && filled?.tx) {
+      return { ...item, result: { ...filled, tx: { ...filled.tx, gas: '0x' } } }
+    }
+    return item
+  }
+  const parsed = JSON.parse(text) as { id?: unknown } | { id?: unknown }[]
+  return JSON.stringify(Array.isArray(parsed) ? parsed.map(blank) : blank(parsed))
 }

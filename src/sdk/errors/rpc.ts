@@ -51,7 +51,9 @@ export function readRpcFailure(error: unknown): RpcFailure | undefined {
     findError(error, 'MalformedRpcAnswerError', 'ResponseBodyTooLargeError', 'SyntaxError') ??
     // viem reads a JSON body that is not an object (`null`) as a response and fails with a
     // TypeError, which its request layer wraps as an unknown RPC error: a malformed answer.
-    findCause(error, (e) => e.name === 'UnknownRpcError' && e.cause instanceof TypeError)
+    findCause(error, (e) => e.name === 'UnknownRpcError' && e.cause instanceof TypeError) ??
+    // A batch answered with fewer JSON-RPC responses than requests (viem's own message).
+    findCause(error, (e) => /^Expected \d+ responses to batch request\.$/.test(e.message))
   const http = findError<HttpErrorLike>(error, 'HttpRequestError', 'RpcRequestError')
   const rpc = findCause<{ code: number }>(
     error,

@@ -1,0 +1,223 @@
+import { cpus } from 'node:os'
+import { mcpToolNames, readToolNames } from '../test/support/mcpToolNames.js'
+import type { Burst } from './burst.js'
+import type { ColdStart } from './coldStart.js'
+import type { Measured } from './context.js'
+import type { ImportTime } from './importTime.js'
+import type { PaidRequestLatency } from './paidLatency.js'
+import type { RoundTripsResult, RpcRoundTrips } from './roundTrips.js'
+import type { SdkCall } from './sdkCalls.js'
+import type { Sweep } from './sweep.js'
+
+/** One budget of PRODUCT.md §9 (or §4 for the SDK rows) against its measured value. */
+export type BudgetCheck = {
+  name: string
+  /** The measured value; `null` while not measured. */
+  value: number | string | null
+  /** The largest value within budget. */
+  max: number
+  unit: string
+  /** `null` while not measured. */
+  within: boolean | null
+}
+
+/** The report `npm run bench -- --json` prints: the shape of issue #11, then the details. */
+export type BenchReport = {
+  rpcRoundTrips: RpcRoundTrips
+  paidRequestLatency: PaidRequestLatency | null
+  burst: Burst | null
+  mcpColdStartMs: number
+  sdkImportMs: number
+  nodeStartMs: number
+  sweep: Sweep | null
+  /** Why a value is `null`: what it needs before it can be measured. */
+  notMeasured: Partial<Record<'paidRequestLatency' | 'burst' | 'sweep', string>>
+  budgets: BudgetCheck[]
+  /** The names of the budgets broken; the bench exits 1 when there is any. */
+  overBudget: string[]
+  /** The SDK calls under the tools, in process. */
+  sdk: Record<string, SdkCall>
+  details: {
+    rpcMethods: RoundTripsResult['rpcMethods']
+    mcpColdStartRunsMs: number[]
+    importRunsMs: ImportTime['runs']
+  }
+  environment: {
+    node: string
+    cpus: number
+    chain: string
+    chainId: number
+    smoke: boolean
+  }
+}
+
+/** Everything the measurements returned. */
+export type Measurements = {
+  roundTrips: RoundTripsResult
+  coldStart: ColdStart
+  importTime: ImportTime
+  paidRequestLatency: Measured<PaidRequestLatency>
+  burst: Measured<Burst>
+  sweep: Measured<Sweep>
+  sdk: Record<string, SdkCall>
+}
+
+/**
+ * Assembles the report and checks every budget.
+ *
+ * @param measured - What the measurement modules returned.
+ * @param environment - Where it ran.
+ * @returns The report.
+ * @example
+ * const report = buildReport(measured, { node: process.version, … })
+ */
+export function buildReport(
+  measured: Measurements,
+  environment: Omit<BenchReport['environment'], 'cpus' | 'node'>,
+): BenchReport {
+  const { rpcRoundTrips, rpcMethods } = measured.roundTrips
+  const notMeasured: BenchReport['notMeasured'] = {}
+  const measuredValue = <T>(
+    key: keyof BenchReport['notMeasured'],
+    result: Measured<T>,
+  ): T | null => {
+    if ('notMeasured' in result) notMeasured[key] = result.notMeasured
+    return result.value
+  }
+  const paidRequestLatency = measuredValue('paidRequestLatency', measured.paidRequestLatency)
+  const burst = measuredValue('burst', measured.burst)
+  const sweep = measuredValue('sweep', measured.sweep)
+
+  const budgets: BudgetCheck[] = [
+    atMost('rpcRoundTrips.startup', rpcRoundTrips.startup, 2, 'round trips'),
+    ...mcpToolNames.map((tool) =>
+      atMost(
+        `rpcRoundTrips.${tool}`,
+        rpcRoundTrips[tool],
+        readToolNames.includes(tool) ? 1 : 2,
+        'round trips',
+      ),
+    ),
+    atMost('mcpColdStartMs', measured.coldStart.medianMs, 500, 'ms'),
+    atMost('sdkImportMs', measured.importTime.sdkImportMs, 250, 'ms'),
+    atMost('paidRequestLatency.ratio', paidRequestLatency?.ratio ?? null, 1.05, '×'),
+    atMost('burst.depositTxs', burst?.depositTxs ?? null, 3, 'transactions'),
+    atMost('burst.failedDeposits', burst?.failedDeposits ?? null, 0, 'transactions'),
+    atMost('burst.unaccountedUnits', burst?.unaccountedUnits ?? null, 0, 'base units'),
+    atMost('sweep.txPerSweep', sweep?.txPerSweep ?? null, 1, 'transactions'),
+    ...Object.entries(measured.sdk).map(([name, call]) =>
+      atMost(`sdk.${name}`, call.roundTrips, call.budget, 'round trips'),
+    ),
+  ]
+  return {
+    rpcRoundTrips,
+    paidRequestLatency,
+    burst,
+    mcpColdStartMs: measured.coldStart.medianMs,
+    sdkImportMs: measured.importTime.sdkImportMs,
+    nodeStartMs: measured.importTime.nodeStartMs,
+    sweep,
+    notMeasured,
+    budgets,
+    overBudget: budgets.filter((check) => check.within === false).map((check) => check.name),
+    sdk: measured.sdk,
+    details: {
+      rpcMethods,
+      mcpColdStartRunsMs: measured.coldStart.runsMs,
+      importRunsMs: measured.importTime.runs,
+    },
+    environment: { node: process.version, cpus: cpus().length, ...environment },
+  }
+}
+
+/** A budget check; a string value is a decimal count of base units. */
+function atMost(
+  name: string,
+  value: number | string | null,
+  max: number,
+  unit: string,
+): BudgetCheck {
+  if (value === null) return { name, value, max, unit, within: null }
+  // Base units are exact: compared as bigints, never as floats.
+  const within = typeof value === 'string' ? BigInt(value) <= BigInt(max) : value <= max
+  return { name, value, max, unit, within }
+}
+
+/**
+ * The report as a human-readable table.
+ *
+ * @param report - From {@link buildReport}.
+ * @returns Lines of text, ending with a newline.
+ * @example
+ * process.stdout.write(formatReport(report))
+ */
+export function formatReport(report: BenchReport): string {
+  const { environment } = report
+  const verdict = (check: BudgetCheck | undefined) =>
+    !check || check.within === null ? '' : check.within ? 'ok' : 'OVER BUDGET'
+  const checkNamed = (name: string) => report.budgets.find((check) => check.name === name)
+  const budgetText = (check: BudgetCheck | undefined) =>
+    check ? `≤ ${check.max}${check.unit === 'ms' ? ' ms' : ''}` : '—'
+
+  const roundTrips = Object.entries(report.rpcRoundTrips).map(([key, value]) => {
+    const check = checkNamed(`rpcRoundTrips.${key}`)
+    return [key, String(value), budgetText(check), verdict(check)]
+  })
+  const startupTimes: [string, number, BudgetCheck | undefined][] = [
+    ['mcpColdStartMs (spawn → tools/list)', report.mcpColdStartMs, checkNamed('mcpColdStartMs')],
+    ['sdkImportMs (fresh import of the SDK)', report.sdkImportMs, checkNamed('sdkImportMs')],
+    ['nodeStartMs (node -e 0)', report.nodeStartMs, undefined],
+  ]
+  const startup = startupTimes.map(([name, ms, check]) => [
+    name,
+    `${ms} ms`,
+    budgetText(check),
+    verdict(check),
+  ])
+  const seller = (['paidRequestLatency', 'burst', 'sweep'] as const).map((key) => [
+    key,
+    report[key] === null ? `not measured: ${report.notMeasured[key]}` : JSON.stringify(report[key]),
+  ])
+  const sdk = Object.entries(report.sdk).map(([name, call]) => {
+    const check = checkNamed(`sdk.${name}`)
+    return [
+      name,
+      String(call.roundTrips),
+      budgetText(check),
+      `${call.p50Ms}`,
+      `${call.p95Ms}`,
+      verdict(check),
+    ]
+  })
+  return [
+    `x402-vault bench on the ${environment.chain} devnet (chain ${environment.chainId}), Node ${environment.node}, ${environment.cpus} CPUs${environment.smoke ? ', smoke run' : ''}`,
+    '',
+    'RPC round trips: HTTP requests of the real MCP server over stdio (worst sample)',
+    table([['what', 'measured', 'budget', ''], ...roundTrips]),
+    '',
+    'Start-up: medians of fresh processes, interleaved',
+    table([['what', 'measured', 'budget', ''], ...startup]),
+    '',
+    'Seller (part B of issue #11)',
+    table(seller),
+    '',
+    'SDK calls in process (round trips at the transport; latency on the devnet)',
+    table([['call', 'round trips', 'budget', 'p50 ms', 'p95 ms', ''], ...sdk]),
+    '',
+    report.overBudget.length
+      ? `Over budget: ${report.overBudget.join(', ')}`
+      : 'Every measured value is within its budget.',
+    '',
+  ].join('\n')
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, column) =>
+    Math.max(...rows.map((row) => (row[column] ?? '').length)),
+  )
+  return rows
+    .map((row) =>
+      `  ${row.map((cell, column) => cell.padEnd(widths?.[column] ?? 0)).join('  ')}`.trimEnd(),
+    )
+    .join('\n')
+}
