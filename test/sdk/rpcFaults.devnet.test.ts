@@ -164,14 +164,20 @@ describe('RPC faults under the SDK', () => {
     expect(after.shares).toBe(before.shares + deposit.sharesMinted)
   })
 
-  it('a send that never reaches the node leaves the USDC in the wallet; the next deposit takes it', async () => {
+  it('a send whose connection drops is SEND_OUTCOME_UNKNOWN, not retryable; nothing is lost', async () => {
     const before = await holdings()
     proxy.setFault({ kind: 'reset' }, { methods: ['eth_sendRawTransaction'], times: 1 })
+    // The client cannot tell a connection dropped before the node saw the transaction from one dropped
+    // after: retrying the same deposit blindly could deposit twice, so the SDK says so.
     const error = await expectVaultError(
       vault.depositAndWait({ amount: parseUsdc('20') }),
-      'RPC_UNREACHABLE',
+      'SEND_OUTCOME_UNKNOWN',
     )
-    expect(error.retryable).toBe(true)
+    expect(error.retryable).toBe(false)
+    expect(error.message).toMatch(
+      /may still be mined\. Check the account's transaction with nonce \d+/,
+    )
+    expect(error.details).toMatchObject({ from: t.merchant.address, rpcCode: 'RPC_UNREACHABLE' })
     expect(await holdings()).toEqual(before)
     const deposit = await vault.depositAndWait({ amount: parseUsdc('20') })
     expect(deposit.usdcAmount).toBe(parseUsdc('20'))

@@ -73,6 +73,7 @@ export const vaultErrorCodes = [
   'USER_REJECTED',
   'INSUFFICIENT_FUNDS_FOR_GAS',
   'NONCE_CONFLICT',
+  'SEND_OUTCOME_UNKNOWN',
   // rpc
   'RPC_RATE_LIMITED',
   'RPC_TIMEOUT',

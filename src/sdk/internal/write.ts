@@ -18,7 +18,13 @@ import {
 } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultContext, VaultWalletClient } from '../context.js'
-import { VaultContractError, VaultTransactionError } from '../errors/classes.js'
+import {
+  VaultContractError,
+  type VaultError,
+  VaultRpcError,
+  VaultTransactionError,
+} from '../errors/classes.js'
+import { findCause } from '../errors/find.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { type DecodeContext, guard } from './read.js'
 
@@ -82,21 +88,52 @@ export async function prepareWrite(
   return { params, gas: withGasMargin(estimate), nonce }
 }
 
-/** Sends a prepared write with the wallet client; errors become `VaultError`s. */
-export function sendPrepared(
+/**
+ * Sends a prepared write with the wallet client; errors become `VaultError`s.
+ *
+ * When the RPC fails after the transaction may have reached it (a timeout, a dropped connection, a
+ * malformed or 5xx answer), the send's outcome is unknown: the error is `SEND_OUTCOME_UNKNOWN`, not
+ * retryable, with the nonce it was sent with, because sending the same write again could do it twice.
+ * A refusal the node made before accepting anything (a rate limit, a JSON-RPC error, no connection)
+ * keeps its own code.
+ */
+export async function sendPrepared(
   ctx: DecodeContext,
   walletClient: VaultWalletClient,
   prepared: PreparedWrite,
   action: string,
 ): Promise<Hash> {
-  return guard(ctx, action, () =>
-    writeContract(walletClient, {
+  try {
+    return await writeContract(walletClient, {
       ...prepared.params,
       gas: prepared.gas,
       nonce: prepared.nonce,
       chain: walletClient.chain ?? ctx.viemChain,
-    } as never),
-  )
+    } as never)
+  } catch (error) {
+    const converted = toVaultError(error, { ...ctx, action })
+    if (!sendMayHaveLanded(converted, error)) throw converted
+    const from = prepared.params.account as Account | Address
+    const address = typeof from === 'string' ? from : from.address
+    throw new VaultTransactionError(
+      'SEND_OUTCOME_UNKNOWN',
+      `${action}: the RPC failed while the transaction was being sent (${converted.code}), so it may still be mined. Check the account's transaction with nonce ${prepared.nonce} before sending it again.`,
+      { from: address, nonce: prepared.nonce, rpcCode: converted.code },
+      converted,
+    )
+  }
+}
+
+/** An RPC failure after which a sent transaction may still have reached the node. */
+function sendMayHaveLanded(converted: VaultError, error: unknown): boolean {
+  if (!(converted instanceof VaultRpcError)) return false
+  if (converted.code === 'RPC_TIMEOUT' || converted.code === 'RPC_BAD_RESPONSE') return true
+  if (converted.code === 'RPC_HTTP_ERROR') return (converted.status ?? 0) >= 500
+  // A refused or unresolved connection sent nothing; a reset one may have.
+  if (converted.code === 'RPC_UNREACHABLE') {
+    return !findCause(error, (e) => /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(String(e.code)))
+  }
+  return false
 }
 
 /**
