@@ -67,6 +67,18 @@ import type { VaultContext, VaultPublicClient, VaultWalletClient } from './conte
 import { VaultConfigError, VaultValidationError } from './errors/classes.js'
 import type { WaitOptions } from './internal/write.js'
 import { evmAddress } from './money.js'
+import {
+  type AttachToResourceServerOptions,
+  attachToResourceServer,
+  type SettlementHookTarget,
+  type Sweeper,
+} from './seller/attachToResourceServer.js'
+import {
+  type DepositIdleParameters,
+  type DepositIdleResult,
+  depositIdle,
+} from './seller/depositIdle.js'
+import { type DepositIdlePreview, previewDepositIdle } from './seller/previewDepositIdle.js'
 
 export type CreateVaultClientParameters = {
   /** Any viem client that can read (a `PublicClient`). Its chain, if set, must be `chain`. */
@@ -120,6 +132,15 @@ export type VaultActions = {
   depositAndWait: (params: DepositParameters & WaitOptions) => Promise<DepositResult>
   withdraw: (params: WithdrawParameters) => Promise<Hash>
   withdrawAndWait: (params: WithdrawParameters & WaitOptions) => Promise<WithdrawResult>
+  /** Sweeps the wallet's idle USDC above a reserve into the vault now. See {@link depositIdle}. */
+  depositIdle: (params: DepositIdleParameters) => Promise<DepositIdleResult>
+  /** What `depositIdle` would do now, in one round trip, sending nothing. See {@link previewDepositIdle}. */
+  previewDepositIdle: (params: DepositIdleParameters) => Promise<DepositIdlePreview>
+  /** Sweeps after every x402 settlement that paid the merchant. See {@link attachToResourceServer}. */
+  attachToResourceServer: (
+    resourceServer: SettlementHookTarget,
+    options: AttachToResourceServerOptions,
+  ) => Sweeper
 }
 
 /** A vault client: the context (`chain`, `chainId`, `network`, `addresses`, clients), its actions and `extend`. */
@@ -229,6 +250,10 @@ function decorate<extended extends object>(
     depositAndWait: (params) => depositAndWait(context, params),
     withdraw: (params) => withdraw(context, params),
     withdrawAndWait: (params) => withdrawAndWait(context, params),
+    depositIdle: (params) => depositIdle(context, params),
+    previewDepositIdle: (params) => previewDepositIdle(context, params),
+    attachToResourceServer: (resourceServer, options) =>
+      attachToResourceServer(context, resourceServer, options),
   }
   const client = {
     ...context,

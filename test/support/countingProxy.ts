@@ -17,8 +17,19 @@ export type CountingProxy = {
   measure: <T>(fn: () => Promise<T>) => Promise<{ result: T; requests: number; methods: string[] }>
   /** While down, every connection is dropped unanswered: the RPC is unreachable. */
   setDown: (down: boolean) => void
+  /**
+   * Sees each request before it is forwarded (and counted): it may hold it (return a promise) or
+   * answer it with an HTTP status instead of forwarding it (return the status). `undefined` removes it.
+   */
+  setInterceptor: (interceptor: Interceptor | undefined) => void
   close: () => Promise<void>
 }
+
+/** One JSON-RPC call of a request. */
+export type RpcCall = { method: string; params?: unknown[] }
+
+/** Decides a request's fate: `undefined` forwards it, a number answers that HTTP status instead. */
+export type Interceptor = (calls: RpcCall[]) => number | undefined | Promise<number | undefined>
 
 /**
  * Starts a counting proxy on 127.0.0.1 that forwards every POST body to `targetUrl`.
@@ -33,6 +44,7 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
   let requests = 0
   let methods: string[] = []
   let down = false
+  let interceptor: Interceptor | undefined
 
   const server = createServer(async (request, response) => {
     if (down) {
@@ -40,6 +52,12 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
       return
     }
     const body = await readBody(request)
+    const status = await interceptor?.(callsOf(body))
+    if (status !== undefined) {
+      response.writeHead(status, { 'Content-Type': 'application/json' })
+      response.end(JSON.stringify({ error: `injected HTTP ${status}` }))
+      return
+    }
     requests++
     methods.push(...methodsOf(body))
     try {
@@ -78,6 +96,9 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
     setDown(value) {
       down = value
     },
+    setInterceptor(value) {
+      interceptor = value
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections()
@@ -96,10 +117,18 @@ function readBody(request: IncomingMessage): Promise<string> {
 }
 
 function methodsOf(body: string): string[] {
+  const calls = callsOf(body)
+  return calls.length > 0 ? calls.map((call) => call.method) : ['(not JSON)']
+}
+
+function callsOf(body: string): RpcCall[] {
   try {
-    const parsed = JSON.parse(body) as { method?: unknown } | { method?: unknown }[]
-    return (Array.isArray(parsed) ? parsed : [parsed]).map((call) => String(call.method))
+    const parsed = JSON.parse(body) as RpcCall | RpcCall[]
+    return (Array.isArray(parsed) ? parsed : [parsed]).map((call) => ({
+      method: String(call.method),
+      ...(Array.isArray(call.params) ? { params: call.params } : {}),
+    }))
   } catch {
-    return ['(not JSON)']
+    return []
   }
 }
