@@ -73,6 +73,9 @@ export const vaultErrorCodes = [
   'USER_REJECTED',
   'INSUFFICIENT_FUNDS_FOR_GAS',
   'NONCE_CONFLICT',
+  // x402 facilitator (seller plugins)
+  'FACILITATOR_UNREACHABLE',
+  'FACILITATOR_UNSUPPORTED',
   // rpc
   'RPC_RATE_LIMITED',
   'RPC_TIMEOUT',
