@@ -79,22 +79,33 @@ export function isSweepRead(call: RpcCall, devnet: Devnet): boolean {
 }
 
 /**
- * Watches the merchant's RPC traffic at its proxy: records every call in order, counts the sweeps'
+ * Watches the merchant's RPC traffic at its proxy: records every call in order (and, apart, the ones
+ * answered), counts the sweeps'
  * reads, and lets a rule decide the fate of each request (hold it, fail it with an HTTP status, or
  * forward it). A request a rule fails or holds is recorded too: the sweeper tried it.
  */
 export function watchMerchantRpc(proxy: CountingProxy, devnet: Devnet) {
   const calls: RpcCall[] = []
+  const answered: RpcCall[] = []
   const waiters: (() => void)[] = []
+  const notify = () => {
+    for (const waiter of waiters.splice(0)) waiter()
+  }
   let rule: Interceptor | undefined
   proxy.setInterceptor((batch) => {
     calls.push(...batch)
-    for (const waiter of waiters.splice(0)) waiter()
+    notify()
     return rule?.(batch)
+  })
+  proxy.setAnsweredListener((batch) => {
+    answered.push(...batch)
+    notify()
   })
   const sweepReads = () => calls.filter((call) => isSweepRead(call, devnet)).length
   return {
     calls,
+    /** The calls the devnet has answered, in the order it answered them. */
+    answered,
     /** Sweep reads seen so far. */
     sweepReads,
     /** Resolves once the calls seen satisfy `condition`. */

@@ -4,7 +4,8 @@
  * throw, `detach()`, the timer and the manual sweep. The money is real (transfers to the merchant on
  * the devnet); the merchant's RPC traffic passes a proxy that records it and injects faults.
  */
-import { type Hash, keccak256, toHex } from 'viem'
+import { createWalletClient, type Hash, http, isAddressEqual, keccak256, toHex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
@@ -383,6 +384,73 @@ describe('problems are reported with their phase, and the money is swept later',
         error: { message: 'onIdleDeposit failed: still down' },
       },
     ])
+  })
+})
+
+describe('another process with the same key', () => {
+  it('replaces the sweep’s deposit with its own: a retryable receipt problem, and no deposit reported here', async () => {
+    const { events, target, sweeper, reserve } = await attach()
+    await t.vault.approveUsdcAndWait({ amount: parseUsdc('1000') })
+    await transferToMerchant(devnet, parseUsdc('10'))
+    await t.testClient.setAutomine(false)
+    try {
+      const from = rpc.calls.length
+      const answeredFrom = rpc.answered.length
+      await target.settle(settlementContext())
+      await rpc.until(() => rpc.answered.slice(answeredFrom).some(isSend))
+      const pool = await t.publicClient.getBlock({ blockTag: 'pending', includeTransactions: true })
+      const ours = pool.transactions.find((tx) =>
+        isAddressEqual(tx.from, devnet.accounts.merchant.address),
+      )
+      if (!ours?.to || ours.maxFeePerGas === undefined) throw new Error('no pending deposit')
+      // viem tells a replaced transaction from a dropped one only once it has seen it in the pool, so
+      // the replacement comes after the sweep's receipt wait has looked it up.
+      await rpc.until(() =>
+        rpc.answered
+          .slice(answeredFrom)
+          .some(
+            (call) =>
+              call.method === 'eth_getTransactionByHash' &&
+              JSON.stringify(call.params).includes(ours.hash),
+          ),
+      )
+      // The sweep's deposit waits in the pool. The other process sends the same deposit with the same
+      // nonce and a higher fee, which replaces it; then a block is mined.
+      const replacement = await createWalletClient({
+        account: privateKeyToAccount(devnet.accounts.merchant.privateKey),
+        chain: devnet.viemChain,
+        transport: http(devnet.rpcUrl),
+      }).sendTransaction({
+        to: ours.to,
+        data: ours.input,
+        nonce: ours.nonce,
+        gas: ours.gas,
+        maxFeePerGas: ours.maxFeePerGas * 2n,
+        maxPriorityFeePerGas: ours.maxFeePerGas * 2n,
+      })
+      await t.testClient.mine({ blocks: 1 })
+      await t.testClient.setAutomine(true)
+
+      await events.problem((problem) => problem.phase === 'receipt')
+      expect(events.problems).toMatchObject([
+        {
+          phase: 'receipt',
+          willRetry: true,
+          error: {
+            code: 'NONCE_CONFLICT',
+            details: { txHash: ours.hash, replacedBy: replacement },
+          },
+        },
+      ])
+      // The retry reads again and finds the other process's deposit took the 10 USDC.
+      const sent = rpc.indexOf(isSend, from)
+      await rpc.until(() => rpc.indexOf((call) => isSweepRead(call, devnet), sent) !== -1)
+      await sweeper.detach()
+      expect(events.deposits).toEqual([])
+      expect(await usdcBalance(devnet, devnet.accounts.merchant.address)).toBe(reserve)
+    } finally {
+      await t.testClient.setAutomine(true)
+    }
   })
 })
 

@@ -22,6 +22,8 @@ export type CountingProxy = {
    * answer it with an HTTP status instead of forwarding it (return the status). `undefined` removes it.
    */
   setInterceptor: (interceptor: Interceptor | undefined) => void
+  /** Called with each forwarded request's calls once the target has answered it. */
+  setAnsweredListener: (listener: ((calls: RpcCall[]) => void) | undefined) => void
   close: () => Promise<void>
 }
 
@@ -45,6 +47,7 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
   let methods: string[] = []
   let down = false
   let interceptor: Interceptor | undefined
+  let answered: ((calls: RpcCall[]) => void) | undefined
 
   const server = createServer(async (request, response) => {
     if (down) {
@@ -68,6 +71,7 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
       })
       response.writeHead(forwarded.status, { 'Content-Type': 'application/json' })
       response.end(await forwarded.text())
+      answered?.(callsOf(body))
     } catch {
       response.writeHead(502).end()
     }
@@ -98,6 +102,9 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
     },
     setInterceptor(value) {
       interceptor = value
+    },
+    setAnsweredListener(value) {
+      answered = value
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

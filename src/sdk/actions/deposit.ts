@@ -153,7 +153,9 @@ export type SentDeposit = {
 }
 
 /**
- * Waits for a sent deposit's receipt and reads what the router's `Deposited` log says.
+ * Waits for a sent deposit's receipt and reads what the router's `Deposited` log says. When another
+ * transaction with the same nonce replaced it and was mined, that one's receipt is read, and its hash
+ * is the result's `txHash`.
  *
  * @param ctx - The vault client.
  * @param sent - What {@link sendDepositIn} returned.
@@ -168,7 +170,8 @@ export async function confirmDeposit(
   const receipt = await waitForSuccess(ctx, sent.hash, 'Deposit', options)
   const log = requireRouterEvent(ctx, receipt, 'Deposited', sent.wallet, 'Deposit')
   return {
-    txHash: sent.hash,
+    // viem answers with the receipt of a transaction that replaced ours (same nonce): say which.
+    txHash: receipt.transactionHash,
     wallet: sent.wallet,
     usdcAmount: log.args.usdcAmount,
     sharesMinted: log.args.dvUsdcMinted,

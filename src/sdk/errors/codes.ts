@@ -73,6 +73,7 @@ export const vaultErrorCodes = [
   'USER_REJECTED',
   'INSUFFICIENT_FUNDS_FOR_GAS',
   'NONCE_CONFLICT',
+  'TRANSACTION_ALREADY_KNOWN',
   // x402 facilitator (seller plugins)
   'FACILITATOR_UNREACHABLE',
   'FACILITATOR_UNSUPPORTED',

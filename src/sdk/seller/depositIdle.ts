@@ -6,6 +6,7 @@ import {
   sendDepositIn,
 } from '../actions/deposit.js'
 import type { VaultContext } from '../context.js'
+import { VaultTransactionError } from '../errors/classes.js'
 import { depositChecksFor } from '../internal/depositPreflight.js'
 import {
   readSweepDecision,
@@ -87,6 +88,8 @@ export async function depositIdle(
   return runExclusive(ctx, undefined, (slot) => sweepIn(slot, ctx, settings, undefined, params))
 }
 
+const isHashEqual = (a: Hash, b: Hash) => a.toLowerCase() === b.toLowerCase()
+
 /** A sweep that deposited. */
 export type IdleDepositResult = Extract<DepositIdleResult, { deposited: true }>
 
@@ -141,7 +144,20 @@ export async function sweepIn(
     progress.sent = { amounts, deposit }
   }
   progress.step = 'receipt'
-  const confirmed = await confirmDeposit(ctx, progress.sent.deposit, wait)
+  const sent = progress.sent.deposit
+  const confirmed = await confirmDeposit(ctx, sent, wait)
+  if (!isHashEqual(confirmed.txHash, sent.hash)) {
+    // Another sender with this key replaced our deposit with its own (same nonce): the deposit is
+    // theirs to report. This sweep is then a collision, to read again from the start.
+    progress.sent = undefined
+    throw new VaultTransactionError(
+      'NONCE_CONFLICT',
+      `Deposit ${sent.hash} was replaced by ${confirmed.txHash}, sent with the same nonce by another sender (another process with the same key?). Read the balance again before sweeping.`,
+      { txHash: sent.hash, replacedBy: confirmed.txHash },
+      undefined,
+      { retryable: true },
+    )
+  }
   return {
     ...progress.sent.amounts,
     deposited: true,
