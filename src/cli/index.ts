@@ -6,12 +6,10 @@ const usage = `Usage: x402-vault <command> [options]
 Commands:
   devnet    start a local chain with the vault protocol and an x402 facilitator
   mcp       start the MCP server over stdio (for AI clients; see the README)
-  sweep     deposit the merchant's idle USDC now (coming in a later release)
+  sweep     deposit the merchant's idle USDC above a reserve into the vault now
   status    print the vault's status (reads only)
 
 Run \`x402-vault <command> --help\` for a command's options.`
-
-const notYet = new Set(['sweep'])
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
@@ -23,10 +21,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'devnet') return (await import('./devnet.js')).runDevnetCommand(rest)
   if (command === 'mcp') return runMcpCommand(rest)
   if (command === 'status') return (await import('./status.js')).runStatusCommand(rest, process.env)
-  if (notYet.has(command)) {
-    process.stderr.write(`x402-vault ${command} is not available in this release yet.\n`)
-    return 1
-  }
+  if (command === 'sweep') return (await import('./sweep.js')).runSweepCommand(rest)
   throw new UsageError(`Unknown command "${command}".`)
 }
 

@@ -57,14 +57,24 @@ export function createDevnetFacilitator(
     chain: options.chain,
     transport: http(options.rpcUrl),
   }).extend(publicActions)
+  // One account submits concurrent settlements, and each send takes the account's pending nonce: two
+  // at once would take the same one, and all but one would be refused ("nonce too low"). So sends go
+  // one at a time; waiting for receipts still overlaps. (viem's nonce manager would remember nonces
+  // across the devnet's snapshot reverts and then send with a nonce from the future.)
+  let lastSend: Promise<unknown> = Promise.resolve()
+  const oneAtATime = <T>(send: () => Promise<T>): Promise<T> => {
+    const sent = lastSend.then(send)
+    lastSend = sent.catch(() => {})
+    return sent
+  }
   // The facilitator passes loosely typed ABIs; viem's strongly typed actions accept them at run time.
   const signer = toFacilitatorEvmSigner({
     address: options.account.address,
     getCode: (args) => client.getCode(args),
     readContract: (args) => client.readContract(args as never),
     verifyTypedData: (args) => client.verifyTypedData(args as never),
-    writeContract: (args) => client.writeContract(args as never),
-    sendTransaction: (args) => client.sendTransaction(args),
+    writeContract: (args) => oneAtATime(() => client.writeContract(args as never)),
+    sendTransaction: (args) => oneAtATime(() => client.sendTransaction(args)),
     waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
   })
   return new x402Facilitator().register(`eip155:${options.chain.id}`, new ExactEvmScheme(signer))

@@ -1,2 +1,35 @@
-// The Express plugin (`x402-vault/express`) arrives with the seller-integration issue.
-export {}
+import { paymentMiddlewareFromHTTPServer } from '@x402/express'
+import { type CreatePaywallOptions, createPaywallWith, type Paywall } from './core.js'
+
+export type { CreatePaywallOptions, Paywall, PaywallFacilitator, PaywallRoute } from './core.js'
+
+/** The Express middleware `createPaywall` returns. */
+export type ExpressPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPServer>
+
+/**
+ * Paid Express routes whose revenue flows into the vault: x402's payment middleware for the routes,
+ * with the sweeper attached to its resource server (PRODUCT.md §5.4).
+ *
+ * It resolves once the facilitator has confirmed it supports the vault's network, and rejects with a
+ * clear error when something is misconfigured (price, payTo, facilitator URL or credentials, a network
+ * the facilitator does not support), where x402's own start-up would call `process.exit`.
+ *
+ * @param options - `vault`, `payTo`, `facilitator` (or `resourceServer`), `routes`, `sweep`,
+ *   `appName`, `testnet`.
+ * @returns `{ middleware, resourceServer, sweeper, close() }`; call `close()` on shutdown.
+ * @example
+ * const paywall = await createPaywall({
+ *   vault,
+ *   payTo: merchant.address,
+ *   facilitator: { url: process.env.X402_FACILITATOR_URL },
+ *   routes: { 'GET /weather': { price: '0.01', description: 'Weather now', mimeType: 'application/json' } },
+ *   sweep: { minIdleThreshold: '10', reserve: '5' },
+ * })
+ * app.use(paywall.middleware)
+ * app.get('/weather', (req, res) => res.json({ sky: 'clear' }))
+ */
+export function createPaywall(
+  options: CreatePaywallOptions,
+): Promise<Paywall<ExpressPaywallMiddleware>> {
+  return createPaywallWith(options, paymentMiddlewareFromHTTPServer)
+}

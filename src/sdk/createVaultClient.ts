@@ -59,6 +59,18 @@ import {
 import type { VaultContext } from './context.js'
 import { type CreateVaultContextParameters, createVaultContext } from './createVaultContext.js'
 import type { WaitOptions } from './internal/write.js'
+import {
+  type AttachToResourceServerOptions,
+  attachToResourceServer,
+  type SettlementHookTarget,
+  type Sweeper,
+} from './seller/attachToResourceServer.js'
+import {
+  type DepositIdleParameters,
+  type DepositIdleResult,
+  depositIdle,
+} from './seller/depositIdle.js'
+import { type DepositIdlePreview, previewDepositIdle } from './seller/previewDepositIdle.js'
 
 /** `createVaultContext`'s parameters: the clients, the chain and any address overrides. */
 export type CreateVaultClientParameters = CreateVaultContextParameters
@@ -101,6 +113,15 @@ export type VaultActions = {
   depositAndWait: (params: DepositParameters & WaitOptions) => Promise<DepositResult>
   withdraw: (params: WithdrawParameters) => Promise<Hash>
   withdrawAndWait: (params: WithdrawParameters & WaitOptions) => Promise<WithdrawResult>
+  /** Sweeps the wallet's idle USDC above a reserve into the vault now. See {@link depositIdle}. */
+  depositIdle: (params: DepositIdleParameters) => Promise<DepositIdleResult>
+  /** What `depositIdle` would do now, in one round trip, sending nothing. See {@link previewDepositIdle}. */
+  previewDepositIdle: (params: DepositIdleParameters) => Promise<DepositIdlePreview>
+  /** Sweeps after every x402 settlement that paid the merchant. See {@link attachToResourceServer}. */
+  attachToResourceServer: (
+    resourceServer: SettlementHookTarget,
+    options: AttachToResourceServerOptions,
+  ) => Sweeper
 }
 
 /** A vault client: the context (`chain`, `chainId`, `network`, `addresses`, clients), its actions and `extend`. */
@@ -170,6 +191,10 @@ function decorate<extended extends object>(
     depositAndWait: (params) => depositAndWait(context, params),
     withdraw: (params) => withdraw(context, params),
     withdrawAndWait: (params) => withdrawAndWait(context, params),
+    depositIdle: (params) => depositIdle(context, params),
+    previewDepositIdle: (params) => previewDepositIdle(context, params),
+    attachToResourceServer: (resourceServer, options) =>
+      attachToResourceServer(context, resourceServer, options),
   }
   const client = {
     ...context,

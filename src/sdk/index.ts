@@ -102,6 +102,7 @@ export {
   unavailable,
   unwrapField,
 } from './field.js'
+export type { SweepOptions } from './internal/sweep.js'
 export { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from './internal/validate.js'
 export type { WaitOptions } from './internal/write.js'
 export {
@@ -119,17 +120,35 @@ export {
 export { formatRayPercent, RAY } from './rates.js'
 export { redactSecrets, redactUrl } from './redact.js'
 export {
+  type AttachToResourceServerOptions,
+  attachToResourceServer,
+  type IdleDeposit,
+  type SettlementHookTarget,
+  type Sweeper,
+  type SweeperProblem,
+  type SweepPhase,
+} from './seller/attachToResourceServer.js'
+export {
   type DecideSweepParameters,
   decideSweep,
   type NoDepositReason,
   type SweepDecision,
 } from './seller/decideSweep.js'
 export {
+  type DepositIdleParameters,
+  type DepositIdleResult,
+  depositIdle,
+  type IdleDepositResult,
+  type SweepAmounts,
+  type SweepStep,
+} from './seller/depositIdle.js'
+export {
   type IgnoredSettlementReason,
   type MerchantSettlement,
   merchantSettlementOf,
   type SettlementHookContext,
 } from './seller/merchantSettlement.js'
+export { type DepositIdlePreview, previewDepositIdle } from './seller/previewDepositIdle.js'
 export { readX402UsdcAsset } from './seller/readX402UsdcAsset.js'
 export {
   type X402AssetTransferMethod,

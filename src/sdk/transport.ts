@@ -1,5 +1,6 @@
 import { type EIP1193RequestFn, type HttpTransport, type HttpTransportConfig, http } from 'viem'
 import { MalformedRpcAnswerError, readRpcFailure } from './errors/rpc.js'
+import { sleep } from './internal/sleep.js'
 
 /** Options of {@link vaultHttp}: viem's `http()` options with a bounded, `Retry-After`-aware retry. */
 export type VaultHttpConfig = Omit<
@@ -133,22 +134,4 @@ function checkAnswer(method: string, result: unknown): unknown {
     throw new MalformedRpcAnswerError(`The answer to ${method} is not a hex number.`)
   }
   return result
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason)
-      return
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }

@@ -223,6 +223,22 @@ describe('a nonce taken by another sender', () => {
   it('the same transaction already in the pool is not a conflict', () => {
     expect(toVaultError(send('already known')).code).not.toBe('NONCE_CONFLICT')
   })
+
+  it.each(['already known', 'transaction already imported', 'known transaction: 0xabc'])(
+    'the same transaction sent again is TRANSACTION_ALREADY_KNOWN, retryable (%s)',
+    (nodeMessage) => {
+      const error = toVaultError(send(nodeMessage), { action: 'Deposit' })
+      expect(error.code).toBe('TRANSACTION_ALREADY_KNOWN')
+      expect(error.retryable).toBe(true)
+      expect(error.message).toMatch(/^Deposit failed: The node already has this exact transaction/)
+    },
+  )
+
+  it('an unknown transaction is not one the node already knows', () => {
+    expect(toVaultError(send('unknown transaction type')).code).not.toBe(
+      'TRANSACTION_ALREADY_KNOWN',
+    )
+  })
 })
 
 describe('malformed RPC answers are RPC_BAD_RESPONSE and retryable', () => {

@@ -52,12 +52,20 @@ function merchantVault(
     account?: Account
     onSend?: (body: JsonRpcBody) => Promise<void>
     onRead?: (body: JsonRpcBody) => Promise<void>
+    /** Runs when a read's answer has arrived. */
+    onReadAnswered?: (body: JsonRpcBody) => void
   } = {},
 ) {
-  const hooked = (hook: ((body: JsonRpcBody) => Promise<void>) | undefined) => ({
+  const hooked = (
+    hook: ((body: JsonRpcBody) => Promise<void>) | undefined,
+    answered?: (body: JsonRpcBody) => void,
+  ) => ({
     fetchFn: async (input: RequestInfo | URL, init?: RequestInit) => {
-      await hook?.(JSON.parse(String(init?.body)) as JsonRpcBody)
-      return fetch(input, init)
+      const body = JSON.parse(String(init?.body)) as JsonRpcBody
+      await hook?.(body)
+      const response = await fetch(input, init)
+      answered?.(body)
+      return response
     },
   })
   const account = options.account ?? privateKeyToAccount(devnet.accounts.merchant.privateKey)
@@ -65,7 +73,7 @@ function merchantVault(
     publicClient: createPublicClient({
       chain: devnet.viemChain,
       pollingInterval: 50,
-      transport: vaultHttp(devnet.rpcUrl, hooked(options.onRead)),
+      transport: vaultHttp(devnet.rpcUrl, hooked(options.onRead, options.onReadAnswered)),
     }),
     walletClient: createWalletClient({
       account,
@@ -230,6 +238,43 @@ describe('another process with the same key', () => {
     )
     expect(error.message).toMatch(/^Deposit \(gas estimate\) failed/)
     expect(await merchantNonce()).toBe(nonceBefore + 1)
+  })
+})
+
+describe('the nonce is read no later than the state a write was decided on', () => {
+  it('another process spends the USDC after the gas estimate, before the nonce read: NONCE_CONFLICT, nothing mined reverted', async () => {
+    await t.vault.approveUsdcAndWait({ amount: parseUsdc('50') })
+    const balance = await t.readOnly.getUsdcBalance({ wallet: t.merchant.address })
+    const startBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+    let estimateAnswered: () => void = () => {}
+    const estimated = new Promise<void>((resolve) => {
+      estimateAnswered = resolve
+    })
+    let moved = false
+    const vault = merchantVault({
+      onReadAnswered: ({ method }) => {
+        if (isGasEstimate(method)) estimateAnswered()
+      },
+      onRead: async ({ method }) => {
+        if (method !== 'eth_getTransactionCount' || moved) return
+        // The estimate has passed on the old state; the other process's transfer is mined now,
+        // before this nonce read reaches the node.
+        moved = true
+        await estimated
+        const hash = await otherProcess().writeContract({
+          address: devnet.addresses.usdc,
+          abi: usdcAbi,
+          functionName: 'transfer',
+          args: [t.buyer.address, balance - parseUsdc('1')],
+        })
+        await t.publicClient.waitForTransactionReceipt({ hash })
+      },
+    })
+    await expectVaultError(vault.depositAndWait({ amount: parseUsdc('50') }), 'NONCE_CONFLICT')
+    expect(moved).toBe(true)
+    // Only the other process's transfer was mined: the deposit, decided on the old balance, was not.
+    const receipts = await receiptsFrom(t.merchant.address, startBlock)
+    expect(receipts.map((receipt) => receipt.status)).toEqual(['success'])
   })
 })
 

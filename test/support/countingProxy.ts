@@ -48,8 +48,21 @@ export type CountingProxy = {
   setDown: (down: boolean) => void
   /** Forwards to another RPC from now on, such as a node of another chain. */
   retarget: (targetUrl: string) => void
+  /**
+   * Sees each request before it is forwarded (and counted): it may hold it (return a promise) or
+   * answer it with an HTTP status instead of forwarding it (return the status). `undefined` removes it.
+   */
+  setInterceptor: (interceptor: Interceptor | undefined) => void
+  /** Called with each forwarded request's calls once the target has answered it. */
+  setAnsweredListener: (listener: ((calls: RpcCall[]) => void) | undefined) => void
   close: () => Promise<void>
 }
+
+/** One JSON-RPC call of a request. */
+export type RpcCall = { method: string; params?: unknown[] }
+
+/** Decides a request's fate: `undefined` forwards it, a number answers that HTTP status instead. */
+export type Interceptor = (calls: RpcCall[]) => number | undefined | Promise<number | undefined>
 
 /** Methods whose result is a hex quantity: where `empty-number` answers `0x`. */
 const numberMethods = new Set([
@@ -62,7 +75,12 @@ const numberMethods = new Set([
   'eth_getBalance',
 ])
 
-type JsonRpcCall = { id?: unknown; method?: unknown }
+type JsonRpcCall = { id?: unknown; method?: unknown; params?: unknown }
+
+const toRpcCall = (call: JsonRpcCall): RpcCall => ({
+  method: String(call.method),
+  ...(Array.isArray(call.params) ? { params: call.params } : {}),
+})
 
 /**
  * Starts a counting proxy on 127.0.0.1 that forwards every POST body to `targetUrl`.
@@ -90,10 +108,18 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
     if (fault.timesLeft <= 0) fault = undefined
     return hit
   }
+  let interceptor: Interceptor | undefined
+  let answered: ((calls: RpcCall[]) => void) | undefined
 
   const server = createServer(async (request, response) => {
     const body = await readBody(request)
     const calls = callsOf(body)
+    const rpcCalls = calls.map(toRpcCall)
+    const status = await interceptor?.(rpcCalls)
+    if (status !== undefined) {
+      answer(response, JSON.stringify({ error: `injected HTTP ${status}` }), status)
+      return
+    }
     requests++
     methods.push(...calls.map((call) => (call.method === undefined ? '?' : String(call.method))))
     const injected = faultFor(calls)
@@ -119,6 +145,7 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
       const text = await forwarded.text()
       if (injected?.kind === 'empty-number') return answer(response, emptyNumbers(text, calls))
       answer(response, text, forwarded.status)
+      answered?.(rpcCalls)
     } catch {
       response.writeHead(502).end()
     }
@@ -155,6 +182,12 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
     setDown: (down) => setFault(down ? { kind: 'reset' } : undefined),
     retarget(url) {
       target = url
+    },
+    setInterceptor(value) {
+      interceptor = value
+    },
+    setAnsweredListener(value) {
+      answered = value
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

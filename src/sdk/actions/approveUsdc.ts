@@ -74,14 +74,17 @@ export function approveUsdcAndWait(
  * @param slot - The sending account's write slot.
  * @param ctx - The vault client, with a wallet client.
  * @param params - As `approveUsdcAndWait`.
+ * @param nonceBlock - The block the caller decided on (a deposit's checks): the nonce is read there
+ *   (see `prepareWrite`). Default: the latest block.
  * @returns As `approveUsdcAndWait`.
  */
 export async function approveUsdcAndWaitIn(
   slot: WriteSlot,
   ctx: VaultContext,
   params: ApproveUsdcParameters & WaitOptions,
+  nonceBlock?: bigint,
 ): Promise<ApproveUsdcResult> {
-  const { hash, spender, amount } = await executeApprove(slot, ctx, params)
+  const { hash, spender, amount } = await executeApprove(slot, ctx, params, nonceBlock)
   const receipt = await waitForSuccess(ctx, hash, 'Approval', params)
   return { txHash: hash, spender, amount, blockNumber: receipt.blockNumber }
 }
@@ -90,6 +93,7 @@ async function executeApprove(
   slot: WriteSlot,
   ctx: VaultContext,
   params: ApproveUsdcParameters,
+  nonceBlock?: bigint,
 ): Promise<{ hash: Hash; spender: Address; amount: bigint }> {
   const { walletClient, account, address } = resolveAccount(ctx, params.account)
   assertSlotFor(slot, ctx, address)
@@ -106,7 +110,7 @@ async function executeApprove(
     }),
   )
   return {
-    hash: await sendRequest(ctx, walletClient, account, request, 'Approval'),
+    hash: await sendRequest(ctx, walletClient, account, request, 'Approval', nonceBlock),
     spender,
     amount,
   }

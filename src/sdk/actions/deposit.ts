@@ -84,8 +84,6 @@ export type DepositResult = {
   blockNumber: bigint
 }
 
-type Executed = { hash: Hash; wallet: Address; method: DepositMethod; approvalTxHash?: Hash }
-
 /**
  * Deposits USDC into the vault: checks (pause, registration, minimum, TVL cap, balance) in one round
  * trip, then, when the router's allowance is short, uses an EIP-2612 permit in the same transaction
@@ -109,7 +107,7 @@ export function deposit(ctx: VaultContext, params: DepositParameters): Promise<H
   return sendExclusive(
     ctx,
     params.account,
-    async (slot) => (await executeDeposit(slot, ctx, params)).hash,
+    async (slot) => (await sendDepositIn(slot, ctx, params)).hash,
   )
 }
 
@@ -131,7 +129,7 @@ export function depositAndWait(
 
 /**
  * The body of {@link depositAndWait} for a caller that already holds the account's write slot (see
- * `runExclusive`): the seller sweeper reads the balance and deposits in one slot.
+ * `runExclusive`).
  *
  * @param slot - The sending account's write slot.
  * @param ctx - The vault client, with a wallet client.
@@ -143,27 +141,65 @@ export async function depositAndWaitIn(
   ctx: VaultContext,
   params: DepositParameters & WaitOptions,
 ): Promise<DepositResult> {
-  const executed = await executeDeposit(slot, ctx, params)
-  const receipt = await waitForSuccess(ctx, executed.hash, 'Deposit', params)
-  const log = requireRouterEvent(ctx, receipt, 'Deposited', executed.wallet, 'Deposit')
+  return confirmDeposit(ctx, await sendDepositIn(slot, ctx, params), params)
+}
+
+/** A deposit sent and not yet confirmed: what {@link confirmDeposit} needs. */
+export type SentDeposit = {
+  hash: Hash
+  wallet: Address
+  method: DepositMethod
+  approvalTxHash?: Hash
+}
+
+/**
+ * Waits for a sent deposit's receipt and reads what the router's `Deposited` log says. When another
+ * transaction with the same nonce replaced it and was mined, that one's receipt is read, and its hash
+ * is the result's `txHash`.
+ *
+ * @param ctx - The vault client.
+ * @param sent - What {@link sendDepositIn} returned.
+ * @param options - `confirmations`, `timeout`.
+ * @returns As `depositAndWait`.
+ */
+export async function confirmDeposit(
+  ctx: VaultContext,
+  sent: SentDeposit,
+  options: WaitOptions = {},
+): Promise<DepositResult> {
+  const receipt = await waitForSuccess(ctx, sent.hash, 'Deposit', options)
+  const log = requireRouterEvent(ctx, receipt, 'Deposited', sent.wallet, 'Deposit')
   return {
-    txHash: executed.hash,
-    wallet: executed.wallet,
+    // viem answers with the receipt of a transaction that replaced ours (same nonce): say which.
+    txHash: receipt.transactionHash,
+    wallet: sent.wallet,
     usdcAmount: log.args.usdcAmount,
     sharesMinted: log.args.dvUsdcMinted,
     venue: log.args.vaultType === 0 ? 'aave' : 'morpho',
     vaultType: log.args.vaultType,
-    method: executed.method,
-    ...(executed.approvalTxHash ? { approvalTxHash: executed.approvalTxHash } : {}),
+    method: sent.method,
+    ...(sent.approvalTxHash ? { approvalTxHash: sent.approvalTxHash } : {}),
     blockNumber: receipt.blockNumber,
   }
 }
 
-async function executeDeposit(
+/**
+ * Sends a deposit in a write slot the caller holds, and returns once it is sent. The seller sweeper
+ * passes the checks it read its balance with (one round trip for both) and confirms the deposit with
+ * {@link confirmDeposit} as a separate step, so it can tell a failed send from a failed receipt.
+ *
+ * @param slot - The sending account's write slot.
+ * @param ctx - The vault client, with a wallet client.
+ * @param params - As `deposit`.
+ * @param knownChecks - The deposit checks for `params.amount`, read in this slot; read here when absent.
+ * @returns The sent transaction.
+ */
+export async function sendDepositIn(
   slot: WriteSlot,
   ctx: VaultContext,
   params: DepositParameters,
-): Promise<Executed> {
+  knownChecks?: DepositChecks,
+): Promise<SentDeposit> {
   const { walletClient, account, address } = resolveAccount(ctx, params.account)
   assertSlotFor(slot, ctx, address)
   const wallet = params.wallet === undefined ? address : validateWallet(params.wallet)
@@ -179,7 +215,7 @@ async function executeDeposit(
     })
   }
 
-  const checks = await readDepositChecks(ctx, wallet, amount, 'Deposit')
+  const checks = knownChecks ?? (await readDepositChecks(ctx, wallet, amount, 'Deposit'))
   assertDepositPossible(checks, amount)
   if (!checks.registered) {
     throw new VaultPreconditionError(
@@ -201,10 +237,18 @@ async function executeDeposit(
       }),
     )
 
+  // Each send pins its nonce to the block its inputs were read at (see prepareWrite).
   if (checks.allowance >= amount) {
     const { request } = await simulateDeposit()
     return {
-      hash: await sendRequest(decode, walletClient, account, request, 'Deposit'),
+      hash: await sendRequest(
+        decode,
+        walletClient,
+        account,
+        request,
+        'Deposit',
+        checks.blockNumber,
+      ),
       wallet,
       method: 'deposit',
     }
@@ -230,10 +274,17 @@ async function executeDeposit(
       { allowance: checks.allowance, amount, shortfall: amount - checks.allowance },
     )
   }
-  const approval = await approveUsdcAndWaitIn(slot, ctx, { amount, account })
+  const approval = await approveUsdcAndWaitIn(slot, ctx, { amount, account }, checks.blockNumber)
   const { request } = await simulateDeposit()
   return {
-    hash: await sendRequest(decode, walletClient, account, request, 'Deposit'),
+    hash: await sendRequest(
+      decode,
+      walletClient,
+      account,
+      request,
+      'Deposit',
+      approval.blockNumber,
+    ),
     wallet,
     method: 'deposit',
     approvalTxHash: approval.txHash,
@@ -303,7 +354,7 @@ async function tryPermitDeposit(
         args: [amount, wallet, deadline, vByte, r, s, minSharesOut],
       }),
     )
-    prepared = await prepareWrite(ctx, account, request, 'Deposit (permit)')
+    prepared = await prepareWrite(ctx, account, request, 'Deposit (permit)', checks.blockNumber)
   } catch (error) {
     if (error instanceof VaultError && approvalFixes.has(error.code)) return undefined
     throw error

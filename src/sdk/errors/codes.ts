@@ -74,6 +74,10 @@ export const vaultErrorCodes = [
   'INSUFFICIENT_FUNDS_FOR_GAS',
   'NONCE_CONFLICT',
   'SEND_OUTCOME_UNKNOWN',
+  'TRANSACTION_ALREADY_KNOWN',
+  // x402 facilitator (seller plugins)
+  'FACILITATOR_UNREACHABLE',
+  'FACILITATOR_UNSUPPORTED',
   // rpc
   'RPC_RATE_LIMITED',
   'RPC_TIMEOUT',

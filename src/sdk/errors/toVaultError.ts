@@ -56,6 +56,8 @@ export function toVaultError(error: unknown, context: ToVaultErrorContext = {}):
 
 /** Node messages for a transaction whose nonce another sender has already taken. */
 const nonceTakenPattern = /nonce too low|replacement transaction underpriced/i
+/** Node messages for a transaction the node already has, byte for byte (geth, anvil, others). */
+const alreadyKnownPattern = /already known|transaction already imported|\bknown transaction\b/i
 
 function classify(error: unknown, context: ToVaultErrorContext, prefix: string): VaultError {
   const execution = findError<ContractFunctionExecutionError>(
@@ -108,6 +110,18 @@ function classify(error: unknown, context: ToVaultErrorContext, prefix: string):
       `${prefix}The sending account does not have enough ETH to pay for gas.`,
       {},
       error,
+    )
+  }
+  // Two processes with one key that decide on the same state sign the same transaction (an EIP-2612
+  // signature is deterministic): the second send finds it already in the pool. It is mined once, as
+  // the first sender's; this sender should read the state again rather than count it as its own.
+  if (findCause(error, (e) => alreadyKnownPattern.test(e.message))) {
+    return new VaultTransactionError(
+      'TRANSACTION_ALREADY_KNOWN',
+      `${prefix}The node already has this exact transaction: another process with the same key sent it first (or it was sent twice). It is mined once; read the state again before sending anything else.`,
+      {},
+      error,
+      { retryable: true },
     )
   }
   // The RPC worked; the transaction was refused because its nonce is taken, so nothing of this call

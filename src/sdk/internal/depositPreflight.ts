@@ -1,6 +1,12 @@
-import { type Address, type Hex, maxUint256 } from 'viem'
+import {
+  type Address,
+  type ContractFunctionParameters,
+  type Hex,
+  type MulticallResponse,
+  maxUint256,
+} from 'viem'
 import { multicall } from 'viem/actions'
-import { routerAbi, usdcAbi } from '../abis/index.js'
+import { routerAbi, shareTokenAbi, usdcAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
 import { VaultPreconditionError } from '../errors/classes.js'
 import type { VaultErrorCode, VaultErrorDetails } from '../errors/codes.js'
@@ -15,6 +21,7 @@ import {
   withdrawCapacityCall,
   withMorphoReachability,
 } from './read.js'
+import { assetsToShares } from './shareMath.js'
 
 /** Everything a deposit depends on, read in one Multicall3 call at one block. */
 export type DepositChecks = {
@@ -38,6 +45,13 @@ export type DepositChecks = {
     | undefined
 }
 
+/** What a sweep reads before it knows the amount: the deposit checks, with the share supply instead of a preview. */
+export type SweepChecks = Omit<DepositChecks, 'expectedShares' | 'totalAssets'> & {
+  totalAssets: bigint
+  /** The share token's total supply, for the router's share math. */
+  totalShares: bigint
+}
+
 /** Reads every deposit check in one round trip. Hard failures (RPC) throw; the preview's revert throws. */
 export async function readDepositChecks(
   ctx: VaultContext,
@@ -45,6 +59,64 @@ export async function readDepositChecks(
   amount: bigint,
   action: string,
 ): Promise<DepositChecks> {
+  const previewCall = {
+    address: ctx.addresses.router,
+    abi: routerAbi,
+    functionName: 'previewDeposit',
+    args: [amount],
+  } as const
+  const { checks, decode, last } = await readChecks(ctx, wallet, previewCall, action)
+  return { ...checks, expectedShares: resultValue(decode, last, action) }
+}
+
+/**
+ * Reads what a sweep decides on and what its deposit needs, in one round trip, before the amount is
+ * known: the deposit checks, with the share supply in place of `previewDeposit`. A sweep needs the
+ * vault's total assets (for the TVL headroom and the share preview), so a failure to read them throws.
+ */
+export async function readSweepChecks(
+  ctx: VaultContext,
+  wallet: Address,
+  action: string,
+): Promise<SweepChecks> {
+  const supplyCall = {
+    address: ctx.addresses.shareToken,
+    abi: shareTokenAbi,
+    functionName: 'totalSupply',
+  } as const
+  const { checks, decode, last, total } = await readChecks(ctx, wallet, supplyCall, action)
+  return {
+    ...checks,
+    totalAssets: resultValue(decode, total, action),
+    totalShares: resultValue(decode, last, action),
+  }
+}
+
+/**
+ * The deposit checks of a sweep for the amount it decided on. The router's `previewDeposit` is
+ * `assetsToShares` over the same block's totals (PROTOCOL.md §4.1), so no second read is needed.
+ */
+export function depositChecksFor(checks: SweepChecks, amount: bigint): DepositChecks {
+  const { totalShares, ...rest } = checks
+  return {
+    ...rest,
+    expectedShares: assetsToShares(amount, { totalAssets: checks.totalAssets, totalShares }),
+  }
+}
+
+/** The room left under the TVL cap; `null` when there is no cap. */
+export function tvlHeadroomOf(checks: Pick<SweepChecks, 'tvlCap' | 'totalAssets'>): bigint | null {
+  if (checks.tvlCap === null) return null
+  return checks.tvlCap > checks.totalAssets ? checks.tvlCap - checks.totalAssets : 0n
+}
+
+/** The multicall both reads share; `last` is the caller's own call, placed last. */
+async function readChecks(
+  ctx: VaultContext,
+  wallet: Address,
+  lastCall: ContractFunctionParameters,
+  action: string,
+) {
   const { router, usdc } = ctx.addresses
   const [
     bn,
@@ -56,12 +128,12 @@ export async function readDepositChecks(
     total,
     balance,
     allowance,
-    preview,
     nonce,
     name,
     version,
     separator,
     capacity,
+    last,
   ] = await guard(ctx, action, () =>
     multicall(ctx.publicClient, {
       ...multicallOptions,
@@ -75,19 +147,19 @@ export async function readDepositChecks(
         { address: router, abi: routerAbi, functionName: 'totalVaultAssets' },
         { address: usdc, abi: usdcAbi, functionName: 'balanceOf', args: [wallet] },
         { address: usdc, abi: usdcAbi, functionName: 'allowance', args: [wallet, router] },
-        { address: router, abi: routerAbi, functionName: 'previewDeposit', args: [amount] },
         { address: usdc, abi: usdcAbi, functionName: 'nonces', args: [wallet] },
         { address: usdc, abi: usdcAbi, functionName: 'name' },
         { address: usdc, abi: usdcAbi, functionName: 'version' },
         { address: usdc, abi: usdcAbi, functionName: 'DOMAIN_SEPARATOR' },
         withdrawCapacityCall(ctx),
+        lastCall,
       ],
     }),
   )
   const { blockNumber, blockTimestamp } = blockOf(ctx, bn, ts, action)
   const decode = withMorphoReachability(ctx, capacity)
   const capValue = resultValue(decode, cap, action)
-  return {
+  const checks: Omit<DepositChecks, 'expectedShares'> = {
     blockNumber,
     blockTimestamp,
     paused: resultValue(decode, paused, action),
@@ -97,7 +169,6 @@ export async function readDepositChecks(
     totalAssets: total.status === 'success' ? total.result : undefined,
     usdcBalance: resultValue(decode, balance, action),
     allowance: resultValue(decode, allowance, action),
-    expectedShares: resultValue(decode, preview, action),
     morphoReachable: decode.morphoReachable,
     permit:
       nonce.status === 'success' && name.status === 'success' && separator.status === 'success'
@@ -109,6 +180,8 @@ export async function readDepositChecks(
           }
         : undefined,
   }
+  // Both callers' last call returns a uint256.
+  return { checks, decode, total, last: last as MulticallResponse<bigint> }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type Account, type Address, maxUint256 } from 'viem'
 import type { VaultContext, VaultWalletClient } from '../context.js'
 import { VaultConfigError, VaultValidationError } from '../errors/classes.js'
-import { evmAddress } from '../money.js'
+import { evmAddress, parseUsdc } from '../money.js'
 
 /** The default slippage tolerance, in basis points. */
 export const DEFAULT_SLIPPAGE_BPS = 10
@@ -59,6 +59,33 @@ export function validateUint256(value: unknown, name: string): bigint {
     )
   }
   return value
+}
+
+/**
+ * Reads a USDC amount option given as a bigint in base units or a decimal USDC string (`'12.5'`), where
+ * zero is meaningful (a reserve, a threshold).
+ *
+ * @returns Base units, from 0 to 2^256 − 1.
+ * @throws {VaultValidationError} `INVALID_AMOUNT` naming the option.
+ */
+export function validateUsdcOption(value: unknown, name: string): bigint {
+  if (typeof value === 'bigint' && value >= 0n && value <= maxUint256) return value
+  if (typeof value !== 'string') {
+    throw new VaultValidationError(
+      'INVALID_AMOUNT',
+      `${name} must be a decimal USDC string such as '12.5', or a bigint of base units from 0 to 2^256 − 1.`,
+      { field: name, ...(typeof value === 'bigint' ? {} : { received: typeof value }) },
+    )
+  }
+  try {
+    return parseUsdc(value)
+  } catch (error) {
+    throw new VaultValidationError(
+      'INVALID_AMOUNT',
+      `${name}: ${(error as Error).message}`,
+      (error as VaultValidationError).details,
+    )
+  }
 }
 
 /** Checks an account address (checksummed, non-zero). */

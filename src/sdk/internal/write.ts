@@ -70,19 +70,31 @@ export type PreparedWrite = {
  * refuses the later one (`NONCE_CONFLICT`, safe to retry): nothing is mined that was simulated against
  * a state the other transaction changes. The explicit nonce also bypasses an account's viem
  * `nonceManager`, which counts pending transactions.
+ *
+ * `nonceBlock` pins the nonce to the block the write's inputs were read at (a deposit's checks). Read
+ * at the latest block instead, the nonce could come from just after another process's transaction was
+ * mined while the estimate ran just before it: the write would then be sent with a fresh nonce against
+ * a state that no longer holds, and be mined reverted. A nonce from no later than the state the write
+ * was decided on is taken by any transaction that changed that state since, so the node refuses ours.
  */
 export async function prepareWrite(
   ctx: DecodeContext,
   account: Account | Address,
   request: object,
   action: string,
+  nonceBlock?: bigint,
 ): Promise<PreparedWrite> {
   const params = { ...(request as Record<string, unknown>), account }
   const address = typeof account === 'string' ? account : account.address
   const [estimate, nonce] = await guard(ctx, `${action} (gas estimate)`, () =>
     Promise.all([
       estimateContractGas(ctx.publicClient, params as never),
-      getTransactionCount(ctx.publicClient, { address, blockTag: 'latest' }),
+      getTransactionCount(
+        ctx.publicClient,
+        nonceBlock === undefined
+          ? { address, blockTag: 'latest' }
+          : { address, blockNumber: nonceBlock },
+      ),
     ]),
   )
   return { params, gas: withGasMargin(estimate), nonce }
@@ -137,8 +149,8 @@ function sendMayHaveLanded(converted: VaultError, error: unknown): boolean {
 }
 
 /**
- * Sends a simulated request (from `simulateContract`): {@link prepareWrite}, then
- * {@link sendPrepared}.
+ * Sends a simulated request (from `simulateContract`): {@link prepareWrite} (with its optional
+ * `nonceBlock`), then {@link sendPrepared}.
  */
 export async function sendRequest(
   ctx: DecodeContext,
@@ -146,8 +158,10 @@ export async function sendRequest(
   account: Account | Address,
   request: object,
   action: string,
+  nonceBlock?: bigint,
 ): Promise<Hash> {
-  return sendPrepared(ctx, walletClient, await prepareWrite(ctx, account, request, action), action)
+  const prepared = await prepareWrite(ctx, account, request, action, nonceBlock)
+  return sendPrepared(ctx, walletClient, prepared, action)
 }
 
 /** Waits for a receipt and checks its status. */

@@ -1,0 +1,396 @@
+import {
+  type FacilitatorConfig,
+  HTTPFacilitatorClient,
+  type HTTPResponseBody,
+  type PaywallConfig,
+  type RouteConfig,
+  type SettlementFailedResponseBody,
+  type UnpaidResponseBody,
+  x402HTTPResourceServer,
+  x402ResourceServer,
+} from '@x402/core/server'
+import { ExactEvmScheme } from '@x402/evm/exact/server'
+import { type Address, isAddressEqual } from 'viem'
+import {
+  type AttachToResourceServerOptions,
+  evmAddress,
+  formatUsdc,
+  readX402UsdcAsset,
+  redactSecrets,
+  type Sweeper,
+  type VaultClient,
+  VaultConfigError,
+  VaultError,
+  VaultValidationError,
+  type X402UsdcAsset,
+  type X402UsdcPrice,
+  x402UsdcAssets,
+  x402UsdcPrice,
+} from '../sdk/index.js'
+
+/** One paid route. */
+export type PaywallRoute = {
+  /** The price in USDC, as a decimal string such as `'0.01'` (or a bigint of base units). */
+  price: string | bigint
+  /** What the buyer pays for; shown in the payment request. */
+  description: string
+  /** The MIME type of the paid response, such as `'application/json'`. */
+  mimeType: string
+  /** How long a payment authorisation stays valid, in seconds. Default 300 (x402's default). */
+  maxTimeoutSeconds?: number | undefined
+  /** The 402 body for a request without payment (non-browser clients). Default: what to pay, where. */
+  unpaidResponseBody?: UnpaidResponseBody | undefined
+  /** The 402 body when settlement fails. Default: `{ error, reason, message }`. */
+  settlementFailedResponseBody?: SettlementFailedResponseBody | undefined
+}
+
+/** How to reach the x402 facilitator. */
+export type PaywallFacilitator = {
+  /** The facilitator's URL, such as `process.env.X402_FACILITATOR_URL`. */
+  url: string
+  /** Sent as `Authorization: Bearer <token>` on `verify`, `settle` and `supported`. */
+  bearerToken?: string | undefined
+  /** Or your own headers, keyed by path (`{ verify, settle, supported }`), as x402 expects. */
+  createAuthHeaders?: FacilitatorConfig['createAuthHeaders'] | undefined
+  /** Per-request timeout in ms. Default: x402's (90 s). */
+  timeoutMs?: number | undefined
+}
+
+export type CreatePaywallOptions = {
+  /** A vault client with a wallet client for the merchant (it sends the sweeps' deposits). */
+  vault: VaultClient
+  /** The merchant wallet: receives the payments, and its idle USDC is swept into the vault. */
+  payTo: Address | string
+  /** The facilitator to build the x402 resource server with… */
+  facilitator?: PaywallFacilitator | undefined
+  /** …or an x402 resource server of your own (its facilitator clients and hooks are kept). */
+  resourceServer?: x402ResourceServer | undefined
+  /** Paid routes, keyed like x402's: `'GET /premium'`, `'/api/*'`, `'/items/:id'`. */
+  routes: Record<string, PaywallRoute>
+  /** Shown on the browser paywall page. */
+  appName?: string | undefined
+  /** Whether the browser paywall page is for a test network. Default: `true` on base-sepolia, `false` on base. */
+  testnet?: boolean | undefined
+  /** The sweeper: `minIdleThreshold`, `reserve`, `onIdleDeposit`, `onNonFatalError`, tuning. */
+  sweep: Omit<AttachToResourceServerOptions, 'wallet'>
+}
+
+/** What both adapters build from: the initialised x402 HTTP server and the attached sweeper. */
+export type PaywallCore = {
+  httpServer: x402HTTPResourceServer
+  resourceServer: x402ResourceServer
+  paywallConfig: PaywallConfig
+  sweeper: Sweeper
+  /** Stops the sweeper (its `detach()`); resolves once a sweep in flight has ended. */
+  close: () => Promise<void>
+}
+
+/** What `createPaywall` returns: the framework's middleware and the handles behind it. */
+export type Paywall<middleware> = {
+  middleware: middleware
+  resourceServer: x402ResourceServer
+  sweeper: Sweeper
+  /** Call on shutdown: stops the sweeper; resolves once a sweep in flight has ended. */
+  close: () => Promise<void>
+}
+
+/** x402's `paymentMiddlewareFromHTTPServer` of one framework (`@x402/express` or `@x402/hono`). */
+export type MiddlewareFromHTTPServer<middleware> = (
+  httpServer: x402HTTPResourceServer,
+  paywallConfig?: PaywallConfig,
+  paywall?: undefined,
+  syncFacilitatorOnStart?: boolean,
+) => middleware
+
+/**
+ * `createPaywall` for the framework whose x402 middleware factory is given: the whole of it, so that
+ * each adapter is one line.
+ *
+ * @param options - As `createPaywall`.
+ * @param middlewareFromHTTPServer - The framework's `paymentMiddlewareFromHTTPServer`.
+ * @returns `{ middleware, resourceServer, sweeper, close() }`.
+ */
+export async function createPaywallWith<middleware>(
+  options: CreatePaywallOptions,
+  middlewareFromHTTPServer: MiddlewareFromHTTPServer<middleware>,
+): Promise<Paywall<middleware>> {
+  const core = await preparePaywall(options)
+  return {
+    // `false`: the server is initialised above; x402's background start-up would exit the process
+    // on a configuration error.
+    middleware: middlewareFromHTTPServer(core.httpServer, core.paywallConfig, undefined, false),
+    resourceServer: core.resourceServer,
+    sweeper: core.sweeper,
+    close: core.close,
+  }
+}
+
+/**
+ * Builds what an Express or Hono paywall needs, framework-neutrally: checks the options, builds the
+ * payment requirements (PRODUCT.md §5.4), builds or takes the x402 resource server, registers the exact
+ * EVM scheme for the vault's network, initialises the HTTP server (so a configuration error rejects
+ * here, instead of x402's background start-up calling `process.exit`), makes sure the merchant wallet
+ * is registered with the vault router, and attaches the sweeper.
+ *
+ * @param options - As `createPaywall`.
+ * @returns The initialised HTTP server, the resource server, the paywall page options, the sweeper
+ *   and `close()`.
+ * @throws {VaultValidationError} for a bad option (price, payTo, route); {VaultConfigError}
+ *   `FACILITATOR_UNREACHABLE`, `FACILITATOR_UNSUPPORTED`, and the SDK's errors for the vault.
+ */
+export async function preparePaywall(options: CreatePaywallOptions): Promise<PaywallCore> {
+  const { vault, routes } = options ?? ({} as CreatePaywallOptions)
+  if (typeof vault?.attachToResourceServer !== 'function') {
+    throw new VaultValidationError(
+      'INVALID_ARGUMENT',
+      '`vault` must be a vault client (createVaultClient) with a wallet client for the merchant.',
+      { field: 'vault' },
+    )
+  }
+  const payTo = evmAddress(options.payTo)
+  if (typeof routes !== 'object' || routes === null || Object.keys(routes).length === 0) {
+    throw new VaultValidationError(
+      'INVALID_ARGUMENT',
+      "`routes` must name at least one paid route, such as { 'GET /premium': { price: '0.01', … } }.",
+      { field: 'routes' },
+    )
+  }
+  // Prices are checked before anything goes over the network: a typo fails fast.
+  for (const [key, route] of Object.entries(routes)) routePrice(vault, key, route, undefined)
+
+  const asset = isAddressEqual(vault.addresses.usdc, x402UsdcAssets[vault.chain].address)
+    ? undefined
+    : await readX402UsdcAsset(vault)
+  const resourceServer = resourceServerOf(options)
+  if (!resourceServer.hasRegisteredScheme(vault.network, 'exact')) {
+    resourceServer.register(vault.network, new ExactEvmScheme())
+  }
+  const routesConfig = Object.fromEntries(
+    Object.entries(routes).map(([key, route]) => [
+      key,
+      routeConfig(vault, payTo, key, route, routePrice(vault, key, route, asset)),
+    ]),
+  )
+  const httpServer = await initialized(resourceServer, routesConfig, vault.network)
+  await ensureRegistered(vault, payTo)
+  const sweeper = vault.attachToResourceServer(resourceServer, { ...options.sweep, wallet: payTo })
+  return {
+    httpServer,
+    resourceServer,
+    paywallConfig: {
+      ...(options.appName === undefined ? {} : { appName: options.appName }),
+      testnet: options.testnet ?? vault.chain === 'base-sepolia',
+    },
+    sweeper,
+    close: () => sweeper.detach(),
+  }
+}
+
+function resourceServerOf(options: CreatePaywallOptions): x402ResourceServer {
+  const { facilitator, resourceServer } = options
+  if (resourceServer !== undefined) {
+    if (facilitator !== undefined) {
+      throw new VaultValidationError(
+        'INVALID_ARGUMENT',
+        'Give either `facilitator` or `resourceServer`, not both: a resource server has its own facilitator clients.',
+        { field: 'facilitator' },
+      )
+    }
+    // Structural: the caller's resource server may come from another copy of @x402/core.
+    if (
+      typeof resourceServer?.register !== 'function' ||
+      typeof resourceServer.hasRegisteredScheme !== 'function' ||
+      typeof resourceServer.onAfterSettle !== 'function'
+    ) {
+      throw new VaultValidationError(
+        'INVALID_ARGUMENT',
+        '`resourceServer` must be an x402ResourceServer (from @x402/core/server, @x402/express or @x402/hono).',
+        { field: 'resourceServer' },
+      )
+    }
+    return resourceServer
+  }
+  if (typeof facilitator?.url !== 'string' || !/^https?:\/\//.test(facilitator.url)) {
+    throw new VaultValidationError(
+      'INVALID_ARGUMENT',
+      '`facilitator.url` must be the http(s) URL of an x402 facilitator (or pass `resourceServer`).',
+      { field: 'facilitator.url' },
+    )
+  }
+  if (facilitator.bearerToken !== undefined && facilitator.createAuthHeaders !== undefined) {
+    throw new VaultValidationError(
+      'INVALID_ARGUMENT',
+      'Give either `facilitator.bearerToken` or `facilitator.createAuthHeaders`, not both.',
+      { field: 'facilitator' },
+    )
+  }
+  return new x402ResourceServer(
+    new HTTPFacilitatorClient({
+      url: facilitator.url,
+      ...(facilitator.timeoutMs === undefined ? {} : { timeoutMs: facilitator.timeoutMs }),
+      ...authHeaders(facilitator),
+    }),
+  )
+}
+
+/** x402 wants facilitator headers keyed by path; a flat object would throw on the first request. */
+function authHeaders(
+  facilitator: PaywallFacilitator,
+): Pick<FacilitatorConfig, 'createAuthHeaders'> {
+  if (facilitator.createAuthHeaders) return { createAuthHeaders: facilitator.createAuthHeaders }
+  const token = facilitator.bearerToken
+  if (token === undefined) return {}
+  if (typeof token !== 'string' || token === '' || /[\s]/.test(token)) {
+    throw new VaultValidationError(
+      'INVALID_ARGUMENT',
+      '`facilitator.bearerToken` must be a non-empty token without spaces.',
+      { field: 'facilitator.bearerToken' },
+    )
+  }
+  const headers = { Authorization: `Bearer ${token}` }
+  return {
+    createAuthHeaders: async () => ({ verify: headers, settle: headers, supported: headers }),
+  }
+}
+
+function routePrice(
+  vault: VaultClient,
+  key: string,
+  route: PaywallRoute,
+  asset: X402UsdcAsset | undefined,
+): X402UsdcPrice {
+  try {
+    return x402UsdcPrice({ chain: vault.chain, amount: route?.price, asset })
+  } catch (error) {
+    throw new VaultValidationError(
+      'INVALID_AMOUNT',
+      `routes[${JSON.stringify(key)}].price: ${(error as Error).message}`,
+      { field: `routes[${JSON.stringify(key)}].price` },
+    )
+  }
+}
+
+function routeConfig(
+  vault: VaultClient,
+  payTo: Address,
+  key: string,
+  route: PaywallRoute,
+  price: X402UsdcPrice,
+): RouteConfig {
+  for (const field of ['description', 'mimeType'] as const) {
+    if (typeof route[field] !== 'string') {
+      throw new VaultValidationError(
+        'INVALID_ARGUMENT',
+        `routes[${JSON.stringify(key)}].${field} must be a string.`,
+        { field: `routes[${JSON.stringify(key)}].${field}` },
+      )
+    }
+  }
+  return {
+    accepts: {
+      scheme: 'exact',
+      network: vault.network,
+      payTo,
+      price,
+      ...(route.maxTimeoutSeconds === undefined
+        ? {}
+        : { maxTimeoutSeconds: route.maxTimeoutSeconds }),
+    },
+    description: route.description,
+    mimeType: route.mimeType,
+    unpaidResponseBody: route.unpaidResponseBody ?? unpaidBody(vault, payTo, price),
+    settlementFailedResponseBody: route.settlementFailedResponseBody ?? settlementFailedBody,
+  }
+}
+
+/** The default 402 body without payment: what to pay, on which network, in which asset, to whom. */
+function unpaidBody(vault: VaultClient, payTo: Address, price: X402UsdcPrice): UnpaidResponseBody {
+  const amountUsdc = formatUsdc(BigInt(price.amount))
+  const body = {
+    error: 'payment_required',
+    message: `Pay ${amountUsdc} USDC (${price.amount} base units of the USDC at ${price.asset}) to ${payTo} on ${vault.network} with x402: see the PAYMENT-REQUIRED header.`,
+    payment: {
+      scheme: 'exact',
+      network: vault.network,
+      asset: price.asset,
+      amount: price.amount,
+      amountUsdc,
+      payTo,
+    },
+  }
+  return (): HTTPResponseBody => ({ contentType: 'application/json', body })
+}
+
+/** The default 402 body when settlement fails: `{ error, reason, message }`. */
+const settlementFailedBody: SettlementFailedResponseBody = (_context, failure) => ({
+  contentType: 'application/json',
+  body: {
+    error: 'settlement_failed',
+    reason: failure.errorReason,
+    message: failure.errorMessage ?? `The payment could not be settled (${failure.errorReason}).`,
+  },
+})
+
+/**
+ * Builds and initialises the HTTP resource server, turning x402's start-up failures into errors that
+ * say what to fix. Initialising here is what keeps x402 from calling `process.exit` on them.
+ */
+async function initialized(
+  resourceServer: x402ResourceServer,
+  routes: Record<string, RouteConfig>,
+  network: string,
+): Promise<x402HTTPResourceServer> {
+  let httpServer: x402HTTPResourceServer
+  try {
+    httpServer = new x402HTTPResourceServer(resourceServer, routes)
+  } catch (error) {
+    throw new VaultValidationError(
+      'INVALID_ARGUMENT',
+      `x402 refused the routes: ${messageOf(error)}`,
+    )
+  }
+  try {
+    await httpServer.initialize()
+  } catch (error) {
+    if ((error as Error)?.name === 'RouteConfigurationError') {
+      throw new VaultConfigError(
+        'FACILITATOR_UNSUPPORTED',
+        `The facilitator does not support the exact scheme on ${network}, which this vault's chain needs: use a facilitator that supports ${network}. (${messageOf(error)})`,
+        { network },
+      )
+    }
+    throw new VaultConfigError(
+      'FACILITATOR_UNREACHABLE',
+      `The x402 facilitator could not be reached or refused the request: ${messageOf(error)}. Check its URL and credentials.`,
+      { network },
+      error,
+    )
+  }
+  return httpServer
+}
+
+/**
+ * Registers the merchant wallet with the router unless it is. Several instances starting at once may
+ * collide on it; the one that loses finds the wallet registered on a second look.
+ */
+async function ensureRegistered(vault: VaultClient, wallet: Address): Promise<void> {
+  try {
+    await vault.ensureInitializedAndWait({ wallet })
+  } catch (error) {
+    const collided =
+      error instanceof VaultError &&
+      (error.code === 'NONCE_CONFLICT' || error.code === 'WALLET_ALREADY_REGISTERED')
+    if (!collided) throw error
+    await vault.ensureInitializedAndWait({ wallet })
+  }
+}
+
+/** An error's message and its causes' on one line, with URLs reduced to their origin. */
+function messageOf(error: unknown): string {
+  const parts: string[] = []
+  for (let e: unknown = error; e instanceof Error && parts.length < 3; e = e.cause) {
+    parts.push(e.message.replace(/\s*\n\s*/g, ' '))
+  }
+  const text = parts.length > 0 ? parts.join(': ') : String(error)
+  return redactSecrets(text, { hideHex32: true })
+}

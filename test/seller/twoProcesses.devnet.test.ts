@@ -1,0 +1,165 @@
+/**
+ * Several shops, one key: two merchant web shops (child shops, each an Express app with
+ * the paywall and its sweeper) share the merchant key and are paid at once. Their first sweeps are
+ * made to read the same balance (a proxy holds the first sweep read until the other one arrives), so
+ * they collide. Nothing may be lost or counted twice, no reverted transaction may be mined, the
+ * losing sweep ends as a retryable problem or a no-op, and a later sweep picks up what arrives next.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+import { parseUsdc } from '../../src/index.js'
+import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
+import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
+import { buyerFetch } from './apps.js'
+import {
+  depositedIn,
+  isSweepRead,
+  receiptsFrom,
+  transferToMerchant,
+  usdcBalance,
+  watchMerchantRpc,
+} from './fixtures.js'
+
+let devnet: Devnet
+let t: DevnetClients
+let proxy: CountingProxy
+let rpc: ReturnType<typeof watchMerchantRpc>
+useDevnet({ chain: 'base-sepolia', facilitator: true }, async (started, clients) => {
+  devnet = started
+  t = clients
+  proxy = await startCountingProxy(devnet.rpcUrl)
+  rpc = watchMerchantRpc(proxy, devnet)
+  // Registered once, before the shops start (see the README: one registration per wallet).
+  await t.vault.ensureInitializedAndWait()
+})
+afterAll(() => proxy?.close())
+
+type Event = Record<string, unknown> & { type: string }
+
+/** A merchant process: its events as they come, a way to wait for one, and its stdin. */
+function startMerchant(reserve: bigint) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'merchantProcess.ts')],
+    {
+      cwd: join(import.meta.dirname, '../..'),
+      env: {
+        PATH: process.env.PATH,
+        RPC_URL: proxy.url,
+        FACILITATOR_URL: devnet.facilitatorUrl,
+        ADDRESSES: JSON.stringify(devnet.addresses),
+        MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
+        RESERVE: reserve.toString(),
+      },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  )
+  const events: Event[] = []
+  const waiters: (() => void)[] = []
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  void (async () => {
+    for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
+      events.push(JSON.parse(line) as Event)
+      for (const waiter of waiters.splice(0)) waiter()
+    }
+  })()
+  const next = (type: string, after = 0): Promise<Event> =>
+    new Promise((resolve) => {
+      const check = () => {
+        const found = events.slice(after).find((event) => event.type === type)
+        if (found) resolve(found)
+        else waiters.push(check)
+      }
+      check()
+    })
+  return {
+    events,
+    next,
+    send: (command: string) => child.stdin?.write(`${command}\n`),
+    async close() {
+      child.stdin?.end('close\n')
+      return exited
+    },
+    kill: () => child.kill('SIGKILL'),
+  }
+}
+
+describe('two merchant shops with one key', () => {
+  it('are paid at once and sweep at once: nothing lost or counted twice, nothing mined reverted', async () => {
+    const merchant = devnet.accounts.merchant.address
+    const start = await usdcBalance(devnet, merchant)
+    const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+    // 10 USDC is idle from the start: each first sale makes a sweep that deposits.
+    const reserve = start - parseUsdc('10')
+    const shops = [startMerchant(reserve), startMerchant(reserve)]
+    try {
+      const ports = await Promise.all(
+        shops.map(async (shop) => Number((await shop.next('ready')).port)),
+      )
+
+      // The first sweep read of each process waits here until the other's arrives.
+      const barrier: (() => void)[] = []
+      let armed = true
+      rpc.setRule(async (calls) => {
+        if (!armed || !calls.some((call) => isSweepRead(call, devnet))) return undefined
+        await new Promise<void>((release) => {
+          barrier.push(release)
+          if (barrier.length === 2) {
+            armed = false
+            for (const open of barrier) open()
+          }
+        })
+        return undefined
+      })
+
+      const pay = buyerFetch(devnet)
+      const responses = await Promise.all(ports.map((port) => pay(`http://127.0.0.1:${port}/paid`)))
+      expect(responses.map((response) => response.status)).toEqual([200, 200])
+
+      // One process deposits all 12 USDC; the other collides and retries into a no-op.
+      const deposit = await Promise.race(shops.map((shop) => shop.next('deposit')))
+      expect(deposit.idleAmount).toBe(parseUsdc('12').toString())
+      const winner = shops.findIndex((shop) => shop.events.includes(deposit))
+      const loser = shops[1 - winner] as (typeof shops)[number]
+      const problem = await loser.next('problem')
+      expect(problem).toMatchObject({ willRetry: true })
+      expect(problem.phase).toBe('deposit')
+      // How the collision shows depends on which send reaches the node first and how alike they are:
+      // the same signed deposit twice (already known), the same nonce (taken), or the other's deposit
+      // mined first (no USDC left for this one's checks).
+      expect(['TRANSACTION_ALREADY_KNOWN', 'NONCE_CONFLICT', 'INSUFFICIENT_USDC']).toContain(
+        problem.code,
+      )
+      // A manual sweep queues behind the loser's retry: when it answers, both found nothing.
+      loser.send('sweep')
+      expect(await loser.next('swept')).toMatchObject({ deposited: false, idle: '0' })
+      expect(loser.events.filter((event) => event.type === 'deposit')).toEqual([])
+      expect(loser.events.filter((event) => event.type === 'problem')).toHaveLength(1)
+
+      // A later sweep of the losing process picks up what arrives next.
+      await transferToMerchant(devnet, parseUsdc('9'))
+      const before = loser.events.length
+      const paid = await pay(`http://127.0.0.1:${ports[shops.indexOf(loser)]}/paid`)
+      expect(paid.status).toBe(200)
+      expect(await loser.next('deposit', before)).toMatchObject({
+        idleAmount: parseUsdc('10').toString(),
+      })
+
+      expect(await Promise.all(shops.map((shop) => shop.close()))).toEqual([0, 0])
+      const receipts = await receiptsFrom(devnet, merchant, firstBlock)
+      expect(receipts.map((receipt) => receipt.status)).toEqual(['success', 'success'])
+      const deposited = depositedIn(devnet, receipts, merchant)
+      expect(deposited).toEqual([parseUsdc('12'), parseUsdc('10')])
+      const received = parseUsdc('2') + parseUsdc('9') + parseUsdc('1')
+      expect(start + received).toBe(
+        (await usdcBalance(devnet, merchant)) + deposited.reduce((sum, a) => sum + a, 0n),
+      )
+    } finally {
+      rpc.setRule(undefined)
+      for (const shop of shops) shop.kill()
+    }
+  })
+})
