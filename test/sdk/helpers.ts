@@ -5,12 +5,14 @@ import {
   createPublicClient,
   createTestClient,
   createWalletClient,
+  type Hash,
   type Hex,
   http,
+  type PublicClient,
   parseAbi,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { waitForTransactionReceipt } from 'viem/actions'
+import { getTransaction, waitForTransactionReceipt } from 'viem/actions'
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest'
 import { type Devnet, type StartDevnetOptions, startDevnet } from '../../src/devnet/startDevnet.js'
 import {
@@ -20,7 +22,7 @@ import {
   VaultError,
   vaultHttp,
 } from '../../src/index.js'
-import { withGasMargin } from '../../src/sdk/internal/write.js'
+import { type SentTransaction, withGasMargin } from '../../src/sdk/internal/write.js'
 import { RequestCounter } from '../support/requestCounter.js'
 
 /** Everything a devnet test needs: counted clients for the merchant, a read-only client, knobs. */
@@ -145,4 +147,10 @@ export async function expectVaultError(
     return error as VaultError
   }
   throw new Error(`expected a VaultError ${code}, but the call succeeded`)
+}
+
+/** What `waitForSuccess` needs of a transaction sent outside the SDK: its hash, sender and nonce. */
+export async function sentTransaction(client: PublicClient, hash: Hash): Promise<SentTransaction> {
+  const { from, nonce } = await getTransaction(client, { hash })
+  return { hash, from, nonce }
 }

@@ -18,7 +18,7 @@ import {
   type VaultContractError,
 } from '../../src/index.js'
 import { waitForSuccess } from '../../src/sdk/internal/write.js'
-import { type DevnetClients, expectVaultError, useDevnet } from './helpers.js'
+import { type DevnetClients, expectVaultError, sentTransaction, useDevnet } from './helpers.js'
 
 const knobs = {
   convertReverts: 'function setConvertToAssetsReverts(bool reverts)',
@@ -62,10 +62,11 @@ describe("the USDC's own errors", () => {
 
   it('in a receipt: TRANSACTION_REVERTED, with the replayed revert decoded', async () => {
     const wallet = t.walletFor(t.merchant)
-    const sendDeposit = (amount: bigint) => {
+    const sendDeposit = async (amount: bigint) => {
       // Sent without an estimate, so it lands on chain and reverts there.
       const tx = buildDepositTransaction(t.vault, amount, t.merchant.address, 0n)
-      return wallet.sendTransaction({ to: tx.to, data: tx.data, gas: 500_000n })
+      const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, gas: 500_000n })
+      return sentTransaction(t.publicClient, hash)
     }
     const noAllowance = await expectVaultError(
       waitForSuccess(t.vault, await sendDeposit(parseUsdc('10')), 'Deposit'),

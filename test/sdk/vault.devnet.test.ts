@@ -13,7 +13,7 @@ import {
   VaultPreconditionError,
   vaultChains,
 } from '../../src/index.js'
-import { type DevnetClients, expectVaultError, useDevnet } from './helpers.js'
+import { type DevnetClients, expectVaultError, sentTransaction, useDevnet } from './helpers.js'
 
 const knobs = {
   convertReverts: 'function setConvertToAssetsReverts(bool reverts)',
@@ -511,7 +511,7 @@ describe.each(['base-sepolia', 'base'] as const)(
         const tx = buildDepositTransaction(t.vault, parseUsdc('1'), t.merchant.address, 0n)
         const reverted = await wallet.sendTransaction({ to: tx.to, data: tx.data, gas: 300_000n })
         const error = await expectVaultError(
-          waitForSuccess(t.vault, reverted, 'Deposit'),
+          waitForSuccess(t.vault, await sentTransaction(t.publicClient, reverted), 'Deposit'),
           'TRANSACTION_REVERTED',
         )
         expect(error).toBeInstanceOf(VaultTransactionError)
@@ -521,7 +521,7 @@ describe.each(['base-sepolia', 'base'] as const)(
 
         const starved = await wallet.sendTransaction({ to: tx.to, data: tx.data, gas: 25_000n })
         const oog = await expectVaultError(
-          waitForSuccess(t.vault, starved, 'Deposit'),
+          waitForSuccess(t.vault, await sentTransaction(t.publicClient, starved), 'Deposit'),
           'TRANSACTION_REVERTED',
         )
         expect(oog.message).toContain('ran out of gas')

@@ -390,70 +390,96 @@ describe('problems are reported with their phase, and the money is swept later',
 })
 
 describe('another process with the same key', () => {
-  it('replaces the sweep’s deposit with its own: a retryable receipt problem, and no deposit reported here', async () => {
-    const { events, target, sweeper, reserve } = await attach()
-    await t.vault.approveUsdcAndWait({ amount: parseUsdc('1000') })
-    await transferToMerchant(devnet, parseUsdc('10'))
-    await t.testClient.setAutomine(false)
-    try {
-      const from = rpc.calls.length
-      const answeredFrom = rpc.answered.length
-      await target.settle(settlementContext())
-      await rpc.until(() => rpc.answered.slice(answeredFrom).some(isSend))
-      const pool = await t.publicClient.getBlock({ blockTag: 'pending', includeTransactions: true })
-      const ours = pool.transactions.find((tx) =>
-        isAddressEqual(tx.from, devnet.accounts.merchant.address),
-      )
-      if (!ours?.to || ours.maxFeePerGas === undefined) throw new Error('no pending deposit')
-      // viem tells a replaced transaction from a dropped one only once it has seen it in the pool, so
-      // the replacement comes after the sweep's receipt wait has looked it up.
-      await rpc.until(() =>
-        rpc.answered
-          .slice(answeredFrom)
-          .some(
-            (call) =>
-              call.method === 'eth_getTransactionByHash' &&
-              JSON.stringify(call.params).includes(ours.hash),
-          ),
-      )
-      // The sweep's deposit waits in the pool. The other process sends the same deposit with the same
-      // nonce and a higher fee, which replaces it; then a block is mined.
-      const replacement = await createWalletClient({
-        account: privateKeyToAccount(devnet.accounts.merchant.privateKey),
-        chain: devnet.viemChain,
-        transport: http(devnet.rpcUrl),
-      }).sendTransaction({
-        to: ours.to,
-        data: ours.input,
-        nonce: ours.nonce,
-        gas: ours.gas,
-        maxFeePerGas: ours.maxFeePerGas * 2n,
-        maxPriorityFeePerGas: ours.maxFeePerGas * 2n,
-      })
-      await t.testClient.mine({ blocks: 1 })
-      await t.testClient.setAutomine(true)
+  const lookups = new Set([
+    'eth_getTransactionByHash',
+    'eth_getTransactionReceipt',
+    'eth_getTransactionBySenderAndNonce',
+  ])
+  const lookup = (call: RpcCall) => lookups.has(call.method)
 
-      await events.problem((problem) => problem.phase === 'receipt')
-      expect(events.problems).toMatchObject([
-        {
-          phase: 'receipt',
-          willRetry: true,
-          error: {
-            code: 'NONCE_CONFLICT',
-            details: { txHash: ours.hash, replacedBy: replacement },
+  it.each([
+    ['after the sweep saw its deposit in the pool', 'seen'],
+    ['before the sweep looked its deposit up', 'unseen'],
+  ] as const)(
+    'replaces the sweep’s deposit %s: a retryable receipt problem, and no deposit reported here',
+    async (_, timing) => {
+      const { events, target, sweeper, reserve } = await attach()
+      await t.vault.approveUsdcAndWait({ amount: parseUsdc('1000') })
+      await transferToMerchant(devnet, parseUsdc('10'))
+      const lookedUp = gate()
+      // 'unseen': every transaction and receipt lookup of the sweep waits until the replacement is mined.
+      if (timing === 'unseen')
+        rpc.setRule(async (calls) => {
+          if (calls.some(lookup)) await lookedUp.opened
+          return undefined
+        })
+      await t.testClient.setAutomine(false)
+      try {
+        const from = rpc.calls.length
+        const answeredFrom = rpc.answered.length
+        await target.settle(settlementContext())
+        await rpc.until(() => rpc.answered.slice(answeredFrom).some(isSend))
+        const pool = await t.publicClient.getBlock({
+          blockTag: 'pending',
+          includeTransactions: true,
+        })
+        const ours = pool.transactions.find((tx) =>
+          isAddressEqual(tx.from, devnet.accounts.merchant.address),
+        )
+        if (!ours?.to || ours.maxFeePerGas === undefined) throw new Error('no pending deposit')
+        if (timing === 'seen') {
+          await rpc.until(() =>
+            rpc.answered
+              .slice(answeredFrom)
+              .some(
+                (call) =>
+                  call.method === 'eth_getTransactionByHash' &&
+                  JSON.stringify(call.params).includes(ours.hash),
+              ),
+          )
+        }
+        // The other process sends the same deposit with the same nonce and a higher fee, which
+        // replaces the sweep's; then a block is mined.
+        const replacement = await createWalletClient({
+          account: privateKeyToAccount(devnet.accounts.merchant.privateKey),
+          chain: devnet.viemChain,
+          transport: http(devnet.rpcUrl),
+        }).sendTransaction({
+          to: ours.to,
+          data: ours.input,
+          nonce: ours.nonce,
+          gas: ours.gas,
+          maxFeePerGas: ours.maxFeePerGas * 2n,
+          maxPriorityFeePerGas: ours.maxFeePerGas * 2n,
+        })
+        await t.testClient.mine({ blocks: 1 })
+        await t.testClient.setAutomine(true)
+        lookedUp.open()
+
+        await events.problem((problem) => problem.phase === 'receipt')
+        expect(events.problems).toMatchObject([
+          {
+            phase: 'receipt',
+            willRetry: true,
+            error: {
+              code: 'NONCE_CONFLICT',
+              details: { txHash: ours.hash, replacedBy: replacement },
+            },
           },
-        },
-      ])
-      // The retry reads again and finds the other process's deposit took the 10 USDC.
-      const sent = rpc.indexOf(isSend, from)
-      await rpc.until(() => rpc.indexOf((call) => isSweepRead(call, devnet), sent) !== -1)
-      await sweeper.detach()
-      expect(events.deposits).toEqual([])
-      expect(await usdcBalance(devnet, devnet.accounts.merchant.address)).toBe(reserve)
-    } finally {
-      await t.testClient.setAutomine(true)
-    }
-  })
+        ])
+        // The retry reads again and finds the other process's deposit took the 10 USDC.
+        const sent = rpc.indexOf(isSend, from)
+        await rpc.until(() => rpc.indexOf((call) => isSweepRead(call, devnet), sent) !== -1)
+        await sweeper.detach()
+        expect(events.deposits).toEqual([])
+        expect(events.problems).toHaveLength(1)
+        expect(await usdcBalance(devnet, devnet.accounts.merchant.address)).toBe(reserve)
+      } finally {
+        lookedUp.open()
+        await t.testClient.setAutomine(true)
+      }
+    },
+  )
 })
 
 describe('detach, the timer and the manual sweep', () => {

@@ -4,7 +4,12 @@ import { usdcAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
 import { guard } from '../internal/read.js'
 import { resolveAccount, validateUint256, validateWallet } from '../internal/validate.js'
-import { sendRequest, type WaitOptions, waitForSuccess } from '../internal/write.js'
+import {
+  type SentTransaction,
+  sendRequest,
+  type WaitOptions,
+  waitForSuccess,
+} from '../internal/write.js'
 import {
   assertSlotFor,
   runExclusive,
@@ -84,9 +89,9 @@ export async function approveUsdcAndWaitIn(
   params: ApproveUsdcParameters & WaitOptions,
   nonceBlock?: bigint,
 ): Promise<ApproveUsdcResult> {
-  const { hash, spender, amount } = await executeApprove(slot, ctx, params, nonceBlock)
-  const receipt = await waitForSuccess(ctx, hash, 'Approval', params)
-  return { txHash: hash, spender, amount, blockNumber: receipt.blockNumber }
+  const { spender, amount, ...sent } = await executeApprove(slot, ctx, params, nonceBlock)
+  const receipt = await waitForSuccess(ctx, sent, 'Approval', params)
+  return { txHash: receipt.transactionHash, spender, amount, blockNumber: receipt.blockNumber }
 }
 
 async function executeApprove(
@@ -94,7 +99,7 @@ async function executeApprove(
   ctx: VaultContext,
   params: ApproveUsdcParameters,
   nonceBlock?: bigint,
-): Promise<{ hash: Hash; spender: Address; amount: bigint }> {
+): Promise<SentTransaction & { spender: Address; amount: bigint }> {
   const { walletClient, account, address } = resolveAccount(ctx, params.account)
   assertSlotFor(slot, ctx, address)
   const amount = validateUint256(params.amount, 'amount')
@@ -110,7 +115,7 @@ async function executeApprove(
     }),
   )
   return {
-    hash: await sendRequest(ctx, walletClient, account, request, 'Approval', nonceBlock),
+    ...(await sendRequest(ctx, walletClient, account, request, 'Approval', nonceBlock)),
     spender,
     amount,
   }

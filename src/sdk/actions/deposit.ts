@@ -30,6 +30,7 @@ import {
   type PreparedWrite,
   prepareWrite,
   requireRouterEvent,
+  type SentTransaction,
   sendPrepared,
   sendRequest,
   type WaitOptions,
@@ -145,8 +146,7 @@ export async function depositAndWaitIn(
 }
 
 /** A deposit sent and not yet confirmed: what {@link confirmDeposit} needs. */
-export type SentDeposit = {
-  hash: Hash
+export type SentDeposit = SentTransaction & {
   wallet: Address
   method: DepositMethod
   approvalTxHash?: Hash
@@ -167,7 +167,7 @@ export async function confirmDeposit(
   sent: SentDeposit,
   options: WaitOptions = {},
 ): Promise<DepositResult> {
-  const receipt = await waitForSuccess(ctx, sent.hash, 'Deposit', options)
+  const receipt = await waitForSuccess(ctx, sent, 'Deposit', options)
   const log = requireRouterEvent(ctx, receipt, 'Deposited', sent.wallet, 'Deposit')
   return {
     // viem answers with the receipt of a transaction that replaced ours (same nonce): say which.
@@ -241,14 +241,7 @@ export async function sendDepositIn(
   if (checks.allowance >= amount) {
     const { request } = await simulateDeposit()
     return {
-      hash: await sendRequest(
-        decode,
-        walletClient,
-        account,
-        request,
-        'Deposit',
-        checks.blockNumber,
-      ),
+      ...(await sendRequest(decode, walletClient, account, request, 'Deposit', checks.blockNumber)),
       wallet,
       method: 'deposit',
     }
@@ -256,7 +249,7 @@ export async function sendDepositIn(
 
   const ownWallet = isAddressEqual(wallet, address)
   if ((params.permit ?? 'auto') === 'auto' && ownWallet) {
-    const hash = await tryPermitDeposit(
+    const sent = await tryPermitDeposit(
       decode,
       walletClient,
       account,
@@ -265,7 +258,7 @@ export async function sendDepositIn(
       minSharesOut,
       checks,
     )
-    if (hash) return { hash, wallet, method: 'depositWithPermit' }
+    if (sent) return { ...sent, wallet, method: 'depositWithPermit' }
   }
   if (!ownWallet) {
     throw new VaultPreconditionError(
@@ -277,14 +270,7 @@ export async function sendDepositIn(
   const approval = await approveUsdcAndWaitIn(slot, ctx, { amount, account }, checks.blockNumber)
   const { request } = await simulateDeposit()
   return {
-    hash: await sendRequest(
-      decode,
-      walletClient,
-      account,
-      request,
-      'Deposit',
-      approval.blockNumber,
-    ),
+    ...(await sendRequest(decode, walletClient, account, request, 'Deposit', approval.blockNumber)),
     wallet,
     method: 'deposit',
     approvalTxHash: approval.txHash,
@@ -305,7 +291,7 @@ async function tryPermitDeposit(
   amount: bigint,
   minSharesOut: bigint,
   checks: DepositChecks,
-): Promise<Hash | undefined> {
+): Promise<SentTransaction | undefined> {
   const permit = checks.permit
   if (!permit) return undefined
   const versions = [

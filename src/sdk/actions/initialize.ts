@@ -6,6 +6,7 @@ import { guard } from '../internal/read.js'
 import { resolveAccount } from '../internal/validate.js'
 import {
   findRouterEvent,
+  type SentTransaction,
   sendRequest,
   type WaitOptions,
   waitForSuccess,
@@ -44,14 +45,18 @@ export type InitializeResult = {
  * const hash = await vault.initialize()
  */
 export function initialize(ctx: VaultContext, params: InitializeParameters = {}): Promise<Hash> {
-  return sendExclusive(ctx, params.account, (slot) => sendInitialize(slot, ctx, params))
+  return sendExclusive(
+    ctx,
+    params.account,
+    async (slot) => (await sendInitialize(slot, ctx, params)).hash,
+  )
 }
 
 async function sendInitialize(
   slot: WriteSlot,
   ctx: VaultContext,
   params: InitializeParameters,
-): Promise<Hash> {
+): Promise<SentTransaction> {
   const { walletClient, account, address } = resolveAccount(ctx, params.account)
   assertSlotFor(slot, ctx, address)
   const { request } = await guard(ctx, 'Registration simulation', () =>
@@ -97,8 +102,8 @@ export async function initializeAndWaitIn(
   params: InitializeParameters & WaitOptions,
 ): Promise<InitializeResult> {
   const { address } = resolveAccount(ctx, params.account)
-  const txHash = await sendInitialize(slot, ctx, params)
-  const receipt = await waitForSuccess(ctx, txHash, 'Registration', params)
+  const sent = await sendInitialize(slot, ctx, params)
+  const receipt = await waitForSuccess(ctx, sent, 'Registration', params)
   const wallet = findRouterEvent(ctx, receipt, 'WalletAuthorised', address)?.args.wallet ?? address
-  return { txHash, wallet, blockNumber: receipt.blockNumber }
+  return { txHash: receipt.transactionHash, wallet, blockNumber: receipt.blockNumber }
 }

@@ -13,6 +13,7 @@ import {
 import { parseWithdrawTarget, quoteWithdraw } from '../internal/withdrawPreflight.js'
 import {
   requireRouterEvent,
+  type SentTransaction,
   sendRequest,
   type WaitOptions,
   waitForSuccess,
@@ -94,11 +95,11 @@ export function withdrawAndWait(
   params: WithdrawParameters & WaitOptions,
 ): Promise<WithdrawResult> {
   return runExclusive(ctx, params.account, async (slot) => {
-    const { hash, wallet } = await executeWithdraw(slot, ctx, params)
-    const receipt = await waitForSuccess(ctx, hash, 'Withdrawal', params)
+    const { wallet, ...sent } = await executeWithdraw(slot, ctx, params)
+    const receipt = await waitForSuccess(ctx, sent, 'Withdrawal', params)
     const log = requireRouterEvent(ctx, receipt, 'Withdrawn', wallet, 'Withdrawal')
     return {
-      txHash: hash,
+      txHash: receipt.transactionHash,
       wallet,
       sharesBurned: log.args.dvUsdcBurned,
       usdcReturned: log.args.usdcReturned,
@@ -113,7 +114,7 @@ async function executeWithdraw(
   slot: WriteSlot,
   ctx: VaultContext,
   params: WithdrawParameters,
-): Promise<{ hash: Hash; wallet: Address }> {
+): Promise<SentTransaction & { wallet: Address }> {
   const { walletClient, account, address } = resolveAccount(ctx, params.account)
   assertSlotFor(slot, ctx, address)
   const wallet = params.wallet === undefined ? address : validateWallet(params.wallet)
@@ -144,5 +145,5 @@ async function executeWithdraw(
       args: [quote.shares, wallet, minUsdcOut],
     }),
   )
-  return { hash: await sendRequest(decode, walletClient, account, request, 'Withdrawal'), wallet }
+  return { ...(await sendRequest(decode, walletClient, account, request, 'Withdrawal')), wallet }
 }

@@ -53,6 +53,9 @@ export function withGasMargin(estimate: bigint): bigint {
   return estimate + (percent > GAS_MARGIN_MIN ? percent : GAS_MARGIN_MIN)
 }
 
+/** A transaction the node accepted: its hash, and the sender and nonce that identify its slot. */
+export type SentTransaction = { hash: Hash; from: Address; nonce: number }
+
 /** A simulated request with its gas limit and nonce, ready to send. */
 export type PreparedWrite = {
   params: Record<string, unknown>
@@ -114,19 +117,20 @@ export async function sendPrepared(
   walletClient: VaultWalletClient,
   prepared: PreparedWrite,
   action: string,
-): Promise<Hash> {
+): Promise<SentTransaction> {
+  const from = prepared.params.account as Account | Address
+  const address = typeof from === 'string' ? from : from.address
   try {
-    return await writeContract(walletClient, {
+    const hash = await writeContract(walletClient, {
       ...prepared.params,
       gas: prepared.gas,
       nonce: prepared.nonce,
       chain: walletClient.chain ?? ctx.viemChain,
     } as never)
+    return { hash, from: address, nonce: prepared.nonce }
   } catch (error) {
     const converted = toVaultError(error, { ...ctx, action })
     if (!sendMayHaveLanded(converted, error)) throw converted
-    const from = prepared.params.account as Account | Address
-    const address = typeof from === 'string' ? from : from.address
     throw new VaultTransactionError(
       'SEND_OUTCOME_UNKNOWN',
       `${action}: the RPC failed while the transaction was being sent (${converted.code}), so it may still be mined. Check the account's transaction with nonce ${prepared.nonce} before sending it again.`,
@@ -159,22 +163,36 @@ export async function sendRequest(
   request: object,
   action: string,
   nonceBlock?: bigint,
-): Promise<Hash> {
+): Promise<SentTransaction> {
   const prepared = await prepareWrite(ctx, account, request, action, nonceBlock)
   return sendPrepared(ctx, walletClient, prepared, action)
 }
 
-/** Waits for a receipt and checks its status. */
+/**
+ * Waits for a sent transaction's receipt and checks its status.
+ *
+ * The sender and nonce let viem find a transaction that took the nonce slot even when ours was
+ * replaced before the wait first saw it. A replacement with the same call (a wallet's speed-up) is
+ * the same write: its receipt is returned, and its hash is `receipt.transactionHash`. Any other
+ * replacement was sent by another sender with the same key: `NONCE_CONFLICT`, because reporting its
+ * receipt as ours would count someone else's write.
+ */
 export async function waitForSuccess(
   ctx: VaultContext,
-  hash: Hash,
+  sent: SentTransaction,
   action: string,
   options: WaitOptions = {},
 ): Promise<TransactionReceipt> {
+  const { hash } = sent
   let receipt: TransactionReceipt
+  let replacedBy: { hash: Hash; repriced: boolean } | undefined
   try {
     receipt = await waitForTransactionReceipt(ctx.publicClient, {
       hash,
+      replacement: { from: sent.from, nonce: sent.nonce },
+      onReplaced: ({ reason, transaction }) => {
+        replacedBy = { hash: transaction.hash, repriced: reason === 'repriced' }
+      },
       ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }),
       ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
     })
@@ -193,16 +211,25 @@ export async function waitForSuccess(
     }
     throw converted
   }
+  if (replacedBy && !replacedBy.repriced) {
+    throw new VaultTransactionError(
+      'NONCE_CONFLICT',
+      `${action}: transaction ${hash} was replaced by ${replacedBy.hash}, sent with the same nonce by another sender (another process with the same key?). Read the state again before sending anything else.`,
+      { txHash: hash, replacedBy: replacedBy.hash },
+      undefined,
+      { retryable: true },
+    )
+  }
   if (receipt.status !== 'success') {
-    const replayed = await replayRevert(ctx, hash, receipt)
+    const replayed = await replayRevert(ctx, receipt.transactionHash, receipt)
     const revert = replayed?.revert
     // The code stays TRANSACTION_REVERTED (gas was spent); what the revert means is in
     // `details.revertCode` and in the cause, decoded like a simulation's.
     throw new VaultTransactionError(
       'TRANSACTION_REVERTED',
-      `${action}: transaction ${hash} reverted on chain${replayed ? `: ${replayed.message}` : '.'}`,
+      `${action}: transaction ${receipt.transactionHash} reverted on chain${replayed ? `: ${replayed.message}` : '.'}`,
       {
-        txHash: hash,
+        txHash: receipt.transactionHash,
         blockNumber: receipt.blockNumber,
         ...(revert
           ? {

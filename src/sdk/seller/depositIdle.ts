@@ -6,7 +6,7 @@ import {
   sendDepositIn,
 } from '../actions/deposit.js'
 import type { VaultContext } from '../context.js'
-import { VaultTransactionError } from '../errors/classes.js'
+import { VaultError, VaultTransactionError } from '../errors/classes.js'
 import { depositChecksFor } from '../internal/depositPreflight.js'
 import {
   readSweepDecision,
@@ -145,10 +145,14 @@ export async function sweepIn(
   }
   progress.step = 'receipt'
   const sent = progress.sent.deposit
-  const confirmed = await confirmDeposit(ctx, sent, wait)
+  const confirmed = await confirmDeposit(ctx, sent, wait).catch((error: unknown) => {
+    // Replaced by another sender's transaction: waiting again cannot help; read again instead.
+    if (error instanceof VaultError && error.code === 'NONCE_CONFLICT') progress.sent = undefined
+    throw error
+  })
   if (!isHashEqual(confirmed.txHash, sent.hash)) {
-    // Another sender with this key replaced our deposit with its own (same nonce): the deposit is
-    // theirs to report. This sweep is then a collision, to read again from the start.
+    // Another sender with this key sent the same deposit with a higher fee, and theirs was mined: the
+    // deposit is theirs to report. This sweep is then a collision, to read again from the start.
     progress.sent = undefined
     throw new VaultTransactionError(
       'NONCE_CONFLICT',
