@@ -1,116 +1,291 @@
 /**
- * The main job on the devnet, end to end and offline:
- * a buyer pays a merchant with x402 (settled by a local facilitator), the merchant's idle USDC above
- * a reserve goes into the vault, time passes, yield shows, and the merchant withdraws.
+ * The whole product on the devnet, offline: an Express merchant behind `createPaywall`, a buyer paying
+ * it with x402 (settled by the local facilitator), the sweeper moving the idle USDC above a reserve into
+ * the vault, a month of yield, and the MCP server (the built bin, over stdio) answering a real MCP client.
  *
- * Run: npm run demo
+ * Run: npm run demo   (it builds `dist/` first: the MCP server runs from there, as `npx x402-vault mcp`)
  */
+
+import { mkdtemp } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { x402Client } from '@x402/core/client'
-import { HTTPFacilitatorClient } from '@x402/core/http'
-import type { PaymentRequirements } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
-import { createPublicClient, createWalletClient, http } from 'viem'
+import { wrapFetchWithPayment } from '@x402/fetch'
+import express from 'express'
+import { createPublicClient, createWalletClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { startDevnet } from '../src/devnet/index.js'
-import { createVaultClient, formatUsdc, parseUsdc, unwrapField } from '../src/index.js'
+import { type Devnet, startDevnet, writeAddressesFile } from '../src/devnet/index.js'
+import {
+  createVaultClient,
+  formatUsdc,
+  type IdleDeposit,
+  parseUsdc,
+  unwrapField,
+} from '../src/index.js'
+import { createPaywall } from '../src/plugins/express.js'
 
-const payments = 5
-const price = parseUsdc('0.01')
-const reserve = parseUsdc('100')
+const price = parseUsdc('2.5')
+const payments = 6
+const threshold = '10'
+const reserve = '100'
+const days = 30
+const mcpBin = join(import.meta.dirname, '../dist/mcp/bin.js')
 
-const devnet = await startDevnet({ chain: 'base-sepolia', facilitator: true })
 const say = (line = '') => process.stdout.write(`${line}\n`)
+/** A USDC amount right-aligned in a fixed width, so that columns of amounts line up. */
+const usdc = (amount: bigint) => `${formatUsdc(amount).padStart(12)} USDC`
+/** A label and a value on one line, the labels padded to one width. */
+const row = (label: string, value: string) => say(`   ${label.padEnd(26)}${value}`)
 
-try {
-  say(`x402-vault demo on a local devnet (${devnet.chain}, chain id ${devnet.chainId})`)
-  say(`  rpc ${devnet.rpcUrl}   facilitator ${devnet.facilitatorUrl}`)
+/** Which step is running: a failure names it. */
+let step = 'starting the devnet'
+const cleanups: (() => Promise<void>)[] = []
+
+async function main() {
+  const devnet = await startDevnet({
+    chain: 'base-sepolia',
+    facilitator: true,
+    fundUsdc: parseUsdc('100'),
+  })
+  cleanups.push(() => devnet.stop())
+  say(`x402-vault demo: the whole product on a local devnet (nothing leaves this machine)`)
+  say(`   chain ${devnet.chain} (id ${devnet.chainId}) at ${devnet.rpcUrl}`)
+  say(`   x402 facilitator at ${devnet.facilitatorUrl}`)
   say()
 
-  const merchant = privateKeyToAccount(devnet.accounts.merchant.privateKey)
-  const publicClient = createPublicClient({
-    chain: devnet.viemChain,
-    transport: http(devnet.rpcUrl),
+  step = 'starting the Express merchant'
+  const merchant = await startMerchant(devnet)
+  say(`1. An Express merchant sells GET /forecast for ${formatUsdc(price)} USDC.`)
+  say(
+    `   createPaywall sweeps idle USDC above a ${reserve} USDC reserve once it reaches ${threshold} USDC.`,
+  )
+  row('merchant wallet', merchant.address)
+  row('wallet balance', usdc(await merchant.liquid()))
+  say()
+
+  step = 'paying the merchant with @x402/fetch'
+  say(`2. A buyer pays GET /forecast ${payments} times with @x402/fetch:`)
+  const pay = buyerFetch(devnet)
+  for (let i = 1; i <= payments; i++) {
+    const response = await pay(`${merchant.url}/forecast`)
+    if (response.status !== 200) throw new Error(`payment ${i} answered HTTP ${response.status}`)
+    await response.json()
+    row(`payment ${i}`, `${usdc(price)}   wallet ${usdc(await merchant.liquid())}`)
+    if (i === 1) {
+      // A manual sweep in the sweeper's own queue shows the rule holding the money back.
+      const sweep = await merchant.paywall.sweeper.depositIdle()
+      if (sweep.deposited) throw new Error('the sweeper deposited below the threshold')
+      say(`   idle ${formatUsdc(sweep.idle)} USDC < ${threshold} USDC: stays in the wallet`)
+    }
+  }
+  say()
+
+  step = 'waiting for the sweeper to deposit'
+  const deposits = await merchant.depositsUpTo(parseUsdc(reserve))
+  say(`3. The sweeper deposited the idle USDC above the reserve (onIdleDeposit):`)
+  for (const deposit of deposits) {
+    row('balance seen', usdc(deposit.walletBalance))
+    row('reserve kept', usdc(deposit.reserveFloor))
+    row('deposited', usdc(deposit.idleAmount))
+    row('transaction', deposit.txHash)
+  }
+  const before = await merchant.vault.getPosition(merchant.address)
+  row('wallet balance now', usdc(await merchant.liquid()))
+  row('position in the vault', usdc(unwrapField(before.currentValue, 'currentValue')))
+  say()
+
+  step = 'advancing time'
+  await devnet.advanceTime(days * 24 * 3600)
+  const after = await merchant.vault.getPosition(merchant.address)
+  const yields = await merchant.vault.getYield()
+  say(`4. ${days} days later the position has grown:`)
+  row('position then', usdc(unwrapField(before.currentValue, 'currentValue')))
+  row('position now', usdc(unwrapField(after.currentValue, 'currentValue')))
+  row('yield earned', usdc(unwrapField(after.accruedYield, 'accruedYield')))
+  row(
+    'venue APYs',
+    `Aave ${unwrapField(yields.aave.spotApy)}, Morpho ${unwrapField(yields.morpho.spotApy)}`,
+  )
+  say()
+
+  step = 'closing the merchant'
+  await merchant.close()
+
+  step = 'starting the MCP server'
+  const mcp = await connectMcp(devnet)
+  say(`5. The MCP server (dist/mcp/bin.js over stdio) answers a real MCP client:`)
+  step = 'calling vault_status over MCP'
+  const status = await callTool(mcp, 'vault_status', {})
+  row(
+    'vault_status',
+    `deposits ${status.depositsPaused ? 'paused' : 'open'}, ${usdcText(status.totalAssets)} under management`,
+  )
+  step = 'calling vault_get_position over MCP'
+  const position = await callTool(mcp, 'vault_get_position', { wallet: merchant.address })
+  row('vault_get_position', `the merchant's position is worth ${usdcText(position.currentValue)}`)
+  step = 'calling vault_plan_deposit over MCP'
+  // The buyer's wallet is new to the vault: never registered, no allowance for the router.
+  const plan = await callTool(mcp, 'vault_plan_deposit', {
+    wallet: devnet.accounts.buyer.address,
+    amountUsdc: '25',
   })
-  const walletClient = createWalletClient({
-    account: merchant,
-    chain: devnet.viemChain,
-    transport: http(devnet.rpcUrl),
-  })
+  row('vault_plan_deposit', `25 USDC from the buyer's wallet, new to the vault:`)
+  row('', `needsApproval ${plan.needsApproval}, needsRegistration ${plan.needsRegistration}`)
+  for (const { step: n, description } of plan.steps as { step: number; description: string }[]) {
+    // The first clause says it; the rest (function, allowance) is for the AI client.
+    row('', `unsigned step ${n}: ${description.split(' (')[0]}`)
+  }
+  say()
+  say('Done: every step ran on real transactions, and nothing was signed by the MCP server.')
+}
+
+/** The merchant: an Express app on a loopback port behind `createPaywall`, its vault client and deposits. */
+async function startMerchant(devnet: Devnet) {
+  const account = privateKeyToAccount(devnet.accounts.merchant.privateKey)
+  const transport = http(devnet.rpcUrl)
   const vault = createVaultClient({
-    publicClient,
-    walletClient,
+    publicClient: createPublicClient({ chain: devnet.viemChain, transport }),
+    walletClient: createWalletClient({ account, chain: devnet.viemChain, transport }),
     chain: devnet.chain,
     addresses: devnet.addresses,
   })
   await vault.verifyAddresses()
-  say('1. The vault client verified every address on chain.')
 
-  // The buyer pays the merchant; the facilitator verifies and settles on chain.
-  const requirements: PaymentRequirements = {
-    scheme: 'exact',
-    network: vault.network,
-    asset: vault.addresses.usdc,
-    amount: price.toString(),
-    payTo: merchant.address,
-    maxTimeoutSeconds: 300,
-    extra: { name: 'USD Coin', version: '2' },
-  }
-  const buyer = new x402Client()
-    .register(
-      vault.network,
-      new ExactEvmScheme(privateKeyToAccount(devnet.accounts.buyer.privateKey)),
-    )
-    .setSpendControls(false)
-  const facilitator = new HTTPFacilitatorClient({ url: devnet.facilitatorUrl as string })
-  for (let i = 0; i < payments; i++) {
-    const payment = await buyer.createPaymentPayload({
-      x402Version: 2,
-      resource: {
-        url: 'http://127.0.0.1/weather',
-        description: 'weather',
+  const deposits: IdleDeposit[] = []
+  let depositArrived = () => {}
+  const problems: string[] = []
+  const paywall = await createPaywall({
+    vault,
+    payTo: account.address,
+    facilitator: { url: devnet.facilitatorUrl as string },
+    routes: {
+      'GET /forecast': {
+        price: formatUsdc(price),
+        description: "Tomorrow's forecast",
         mimeType: 'application/json',
       },
-      accepts: [requirements],
-    })
-    const verified = await facilitator.verify(payment, requirements)
-    if (!verified.isValid) throw new Error(`payment ${i + 1} invalid: ${verified.invalidReason}`)
-    const settled = await facilitator.settle(payment, requirements)
-    if (!settled.success) throw new Error(`payment ${i + 1} not settled: ${settled.errorReason}`)
+    },
+    sweep: {
+      minIdleThreshold: threshold,
+      reserve,
+      onIdleDeposit: (deposit) => {
+        deposits.push(deposit)
+        depositArrived()
+      },
+      onNonFatalError: ({ phase, error }) => problems.push(`${phase}: ${error.message}`),
+    },
+  })
+  const app = express()
+  app.use(paywall.middleware)
+  app.get('/forecast', (_req, res) => {
+    res.json({ sky: 'clear', high: 21 })
+  })
+  const server = createServer(app)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const close = async () => {
+    await paywall.close()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
   }
-  const merchantBalance = unwrapField((await vault.getPosition(merchant.address)).liquidUsdc)
-  say(
-    `2. The buyer paid ${payments} × ${formatUsdc(price)} USDC with x402; the merchant holds ${formatUsdc(merchantBalance)} USDC.`,
-  )
+  cleanups.push(close)
+  const liquid = async () =>
+    unwrapField((await vault.getPosition(account.address)).liquidUsdc, 'liquidUsdc')
 
-  await vault.ensureInitializedAndWait({ wallet: merchant.address })
-  const idle = merchantBalance - reserve
-  const deposit = await vault.depositAndWait({ amount: idle })
-  say(
-    `3. The merchant registered and deposited its idle ${formatUsdc(idle)} USDC above a ${formatUsdc(reserve)} USDC reserve`,
-  )
-  say(`   (tx ${deposit.txHash}, ${formatUsdc(deposit.sharesMinted)} shares).`)
-
-  const days = 30
-  await devnet.advanceTime(days * 24 * 3600)
-  const after = await vault.getPosition(merchant.address)
-  const yields = await vault.getYield()
-  say(
-    `4. ${days} days later the position is worth ${formatUsdc(unwrapField(after.currentValue, 'currentValue'))} USDC:`,
-  )
-  say(
-    `   ${formatUsdc(unwrapField(after.accruedYield, 'accruedYield'))} USDC of yield (Aave ${unwrapField(yields.aave.spotApy)}, Morpho ${unwrapField(yields.morpho.spotApy)}).`,
-  )
-
-  const withdrawn = await vault.withdrawAndWait({ amount: parseUsdc('50') })
-  const end = await vault.getPosition(merchant.address)
-  say(
-    `5. The merchant withdrew ${formatUsdc(withdrawn.usdcReturned)} USDC (tx ${withdrawn.txHash});`,
-  )
-  say(
-    `   it now holds ${formatUsdc(unwrapField(end.liquidUsdc, 'liquidUsdc'))} USDC liquid and ${formatUsdc(unwrapField(end.currentValue, 'currentValue'))} USDC in the vault.`,
-  )
-  say()
-  say('Done: every step ran on real transactions on the local chain.')
-} finally {
-  await devnet.stop()
+  return {
+    address: account.address,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    vault,
+    paywall,
+    liquid,
+    close: async () => {
+      cleanups.splice(cleanups.indexOf(close), 1)
+      await close()
+    },
+    /** The deposits once the wallet is down to `floor`: the sweeper runs after the paid responses. */
+    async depositsUpTo(floor: bigint, timeoutMs = 30_000): Promise<IdleDeposit[]> {
+      const deadline = Date.now() + timeoutMs
+      while ((await liquid()) > floor) {
+        if (problems.length > 0) throw new Error(`the sweeper reported ${problems[0]}`)
+        if (Date.now() > deadline) throw new Error(`no deposit within ${timeoutMs / 1000} s`)
+        await new Promise<void>((resolve) => {
+          depositArrived = resolve
+          setTimeout(resolve, 200)
+        })
+      }
+      return deposits
+    },
+  }
 }
+
+/** A fetch that pays 402 answers as the devnet's buyer, with x402's client and exact EVM scheme. */
+function buyerFetch(devnet: Devnet) {
+  const client = new x402Client()
+    .register(
+      `eip155:${devnet.chainId}`,
+      new ExactEvmScheme(privateKeyToAccount(devnet.accounts.buyer.privateKey as Hex)),
+    )
+    // x402's default spend controls allow only the public default assets; the devnet USDC is ours.
+    .setSpendControls(false)
+  return wrapFetchWithPayment(fetch, client)
+}
+
+/** The built MCP server on stdio, its stderr kept off our stdout, and a real MCP client on it. */
+async function connectMcp(devnet: Devnet) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [mcpBin],
+    env: {
+      PATH: process.env.PATH ?? '',
+      BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
+      VAULT_ADDRESSES: await writeAddressesFile(
+        devnet,
+        join(await mkdtemp(join(tmpdir(), 'x402-vault-demo-')), 'addresses.json'),
+      ),
+      MCP_LOG_LEVEL: 'error',
+    },
+    stderr: 'pipe',
+  })
+  let stderr = ''
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8')
+  })
+  const client = new Client({ name: 'x402-vault-demo', version: '1.0.0' })
+  try {
+    await client.connect(transport)
+  } catch (error) {
+    throw new Error(`${(error as Error).message} ${stderr.trim().split('\n').at(-1) ?? ''}`)
+  }
+  cleanups.push(() => client.close())
+  return client
+}
+
+async function callTool(client: Client, name: string, args: Record<string, unknown>) {
+  const answer = await client.callTool({ name, arguments: args })
+  const text = (answer.content as { type: string; text?: string }[])[0]?.text ?? ''
+  if (answer.isError) throw new Error(`${name} refused: ${text}`)
+  return answer.structuredContent as Record<string, unknown>
+}
+
+/** An MCP amount (`{ usdc, atomic }`) as text; anything else (an unavailable field) as its JSON. */
+function usdcText(value: unknown): string {
+  const amount = value as { usdc?: unknown } | null
+  return typeof amount?.usdc === 'string' ? `${amount.usdc} USDC` : JSON.stringify(value)
+}
+
+let exitCode = 0
+try {
+  await main()
+} catch (error) {
+  process.stderr.write(
+    `demo failed while ${step}: ${error instanceof Error ? error.message : String(error)}\n`,
+  )
+  exitCode = 1
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {})
+}
+process.exit(exitCode)

@@ -1,7 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { type Devnet, startDevnet } from '../devnet/startDevnet.js'
+import { writeAddressesFile } from '../devnet/writeAddressesFile.js'
 import type { VaultChainName } from '../sdk/chains.js'
 import { UsageError } from './usageError.js'
 
@@ -79,12 +78,7 @@ export async function runDevnetCommand(argv: string[]): Promise<number> {
         },
   })
 
-  const addressesPath = resolve(values.addresses)
-  await mkdir(dirname(addressesPath), { recursive: true })
-  await writeFile(
-    addressesPath,
-    `${JSON.stringify({ chain: devnet.chain, chainId: devnet.chainId, ...devnet.addresses }, null, 2)}\n`,
-  )
+  const addressesPath = await writeAddressesFile(devnet, values.addresses)
 
   process.stdout.write(`${devnetEnvLines(devnet, addressesPath).join('\n')}\n`)
   process.stderr.write('devnet running; press Ctrl-C to stop.\n')

@@ -11,18 +11,33 @@ Commands:
 
 Run \`x402-vault <command> --help\` for a command's options.`
 
+/** Where a usage error points to: the command's own help once the command is known. */
+let helpCommand = 'x402-vault --help'
+
+const commands = new Set(['devnet', 'mcp', 'status', 'sweep'])
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
-  if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
+  if (command === '-h' || command === '--help' || command === 'help') {
     process.stdout.write(`${usage}\n`)
-    return command === undefined ? 2 : 0
+    return 0
   }
+  if (command === undefined) {
+    // A mistake, not a request for help: the usage goes to stderr, and the exit code says so.
+    process.stderr.write(`${usage}\n`)
+    return 2
+  }
+  if (commands.has(command)) helpCommand = `x402-vault ${command} --help`
   // Each sub-command loads only its own code: the MCP server must start fast and never load the devnet.
   if (command === 'devnet') return (await import('./devnet.js')).runDevnetCommand(rest)
   if (command === 'mcp') return runMcpCommand(rest)
   if (command === 'status') return (await import('./status.js')).runStatusCommand(rest, process.env)
   if (command === 'sweep') return (await import('./sweep.js')).runSweepCommand(rest)
-  throw new UsageError(`Unknown command "${command}".`)
+  throw new UsageError(
+    command.startsWith('-')
+      ? `Unknown option "${command}".`
+      : `Unknown command "${command}": the commands are devnet, mcp, sweep and status.`,
+  )
 }
 
 const mcpUsage = `Usage: x402-vault mcp
@@ -59,7 +74,7 @@ main(process.argv.slice(2)).then(
       error instanceof UsageError ||
       (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
     ) {
-      process.stderr.write(`x402-vault: ${(error as Error).message}\nRun \`x402-vault --help\`.\n`)
+      process.stderr.write(`x402-vault: ${(error as Error).message}\nRun \`${helpCommand}\`.\n`)
       process.exitCode = 2
       return
     }

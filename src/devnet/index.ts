@@ -17,3 +17,4 @@ export {
   type StartDevnetOptions,
   startDevnet,
 } from './startDevnet.js'
+export { writeAddressesFile } from './writeAddressesFile.js'

@@ -1,29 +1,11 @@
-import { spawn } from 'node:child_process'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { runCli } from '../support/runCli.js'
 
-const cli = join(import.meta.dirname, '../../dist/cli/index.js')
-
-/** Runs the built CLI and collects its exit code and output. */
-function run(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const run = runCli
 
 describe('x402-vault status', () => {
   let devnet: Devnet
@@ -81,7 +63,7 @@ describe('x402-vault status', () => {
     ]) {
       const result = await run(args)
       expect(result.code, args.join(' ')).toBe(2)
-      expect(result.stderr).toMatch(/^x402-vault: .+\nRun `x402-vault --help`\.\n$/)
+      expect(result.stderr).toMatch(/^x402-vault: .+\nRun `x402-vault status --help`\.\n$/)
     }
   })
 

@@ -1,14 +1,17 @@
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
+import { writeAddressesFile as writeDevnetAddresses } from '../../src/devnet/writeAddressesFile.js'
+import type { VaultAddresses } from '../../src/sdk/chains.js'
 
 /**
- * Writes the devnet's addresses file (as `x402-vault devnet` does), for `VAULT_ADDRESSES`.
+ * Writes the devnet's addresses file (as `x402-vault devnet` does) into a new temporary directory, for
+ * `VAULT_ADDRESSES`.
  *
  * @param devnet - The devnet whose deployment it describes.
  * @param overrides - Addresses to replace, such as a wrong oracle.
- * @returns The file's path, in a new temporary directory.
+ * @returns The file's path.
  * @example
  * const env = { VAULT_ADDRESSES: await writeAddressesFile(devnet) }
  */
@@ -17,13 +20,6 @@ export async function writeAddressesFile(
   overrides: Record<string, string> = {},
 ): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'x402-vault-mcp-'))
-  const path = join(dir, 'addresses.json')
-  const content = {
-    chain: devnet.chain,
-    chainId: devnet.chainId,
-    ...devnet.addresses,
-    ...overrides,
-  }
-  await writeFile(path, `${JSON.stringify(content, null, 2)}\n`)
-  return path
+  const addresses = { ...devnet.addresses, ...overrides } as VaultAddresses
+  return writeDevnetAddresses({ ...devnet, addresses }, join(dir, 'addresses.json'))
 }
