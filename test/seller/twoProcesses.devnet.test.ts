@@ -5,9 +5,6 @@
  * they collide. Nothing may be lost or counted twice, no reverted transaction may be mined, the
  * losing sweep ends as a retryable problem or a no-op, and a later sweep picks up what arrives next.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
@@ -22,6 +19,7 @@ import {
   usdcBalance,
   watchMerchantRpc,
 } from './fixtures.js'
+import { spawnMerchant } from './spawnMerchant.js'
 
 let devnet: Devnet
 let t: DevnetClients
@@ -37,55 +35,8 @@ useDevnet({ chain: 'base-sepolia', facilitator: true }, async (started, clients)
 })
 afterAll(() => proxy?.close())
 
-type Event = Record<string, unknown> & { type: string }
-
-/** A merchant process: its events as they come, a way to wait for one, and its stdin. */
-function startMerchant(reserve: bigint) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'merchantProcess.ts')],
-    {
-      cwd: join(import.meta.dirname, '../..'),
-      env: {
-        PATH: process.env.PATH,
-        RPC_URL: proxy.url,
-        FACILITATOR_URL: devnet.facilitatorUrl,
-        ADDRESSES: JSON.stringify(devnet.addresses),
-        MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
-        RESERVE: reserve.toString(),
-      },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
-  )
-  const events: Event[] = []
-  const waiters: (() => void)[] = []
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
-  void (async () => {
-    for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
-      events.push(JSON.parse(line) as Event)
-      for (const waiter of waiters.splice(0)) waiter()
-    }
-  })()
-  const next = (type: string, after = 0): Promise<Event> =>
-    new Promise((resolve) => {
-      const check = () => {
-        const found = events.slice(after).find((event) => event.type === type)
-        if (found) resolve(found)
-        else waiters.push(check)
-      }
-      check()
-    })
-  return {
-    events,
-    next,
-    send: (command: string) => child.stdin?.write(`${command}\n`),
-    async close() {
-      child.stdin?.end('close\n')
-      return exited
-    },
-    kill: () => child.kill('SIGKILL'),
-  }
-}
+/** A merchant process with the merchant key, its RPC through the proxy. */
+const startMerchant = (reserve: bigint) => spawnMerchant(devnet, proxy.url, reserve)
 
 describe('two merchant shops with one key', () => {
   it('are paid at once and sweep at once: nothing lost or counted twice, nothing mined reverted', async () => {
