@@ -236,6 +236,11 @@ describe('each settlement once, in bounded memory', () => {
     })
     const contexts = Array.from({ length: 5 }, () => settlementContext())
     for (const context of contexts) await target.settle(context)
+    expect(sweeper.memory()).toEqual({
+      trackedSettlements: 3,
+      pendingSettlements: 3,
+      maxTrackedSettlements: 3,
+    })
     await transferToMerchant(devnet, parseUsdc('10'))
     // The manual sweep reports the settlements recorded so far: only the newest 3 were kept.
     await sweeper.depositIdle()
@@ -243,6 +248,7 @@ describe('each settlement once, in bounded memory', () => {
     expect(events.deposits[0]?.settlements.map((s) => s.txHash)).toEqual(
       contexts.slice(2).map((c) => c.result.transaction),
     )
+    expect(sweeper.memory()).toMatchObject({ trackedSettlements: 3, pendingSettlements: 0 })
 
     // The first hash was forgotten: it counts again. The last one is still known.
     await transferToMerchant(devnet, parseUsdc('10'))
