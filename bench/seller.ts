@@ -9,6 +9,7 @@ import type { Devnet } from '../src/devnet/startDevnet.js'
 import {
   type AttachToResourceServerOptions,
   createVaultClient,
+  type Sweeper,
   type VaultClient,
 } from '../src/index.js'
 import { createPaywall } from '../src/plugins/express.js'
@@ -55,6 +56,9 @@ export function latestBlock(devnet: Devnet): Promise<bigint> {
 /** A running merchant app: the URL of its paid route and a way to stop it. */
 export type Shop = { paidUrl: string; stop: () => Promise<void> }
 
+/** A merchant app behind `createPaywall`: with its sweeper. */
+export type PaywallShop = Shop & { sweeper: Sweeper }
+
 /**
  * Starts the test apps' Express app (`GET /paid`) on loopback behind `middleware`.
  *
@@ -83,7 +87,7 @@ export async function openPaywallShop(
   devnet: Devnet,
   price: string,
   sweep: Omit<AttachToResourceServerOptions, 'wallet'>,
-): Promise<Shop> {
+): Promise<PaywallShop> {
   const paywall = await createPaywall({
     vault: merchantVaultClient(devnet),
     payTo: devnet.accounts.merchant.address,
@@ -94,6 +98,7 @@ export async function openPaywallShop(
   const shop = await startShop(paywall.middleware)
   return {
     paidUrl: shop.paidUrl,
+    sweeper: paywall.sweeper,
     stop: async () => {
       await shop.stop()
       await paywall.close()
