@@ -43,6 +43,7 @@ export async function measureBurst(ctx: BenchContext): Promise<Measured<Burst>> 
     onIdleDeposit: events.onIdleDeposit,
     onNonFatalError: events.onNonFatalError,
   })
+  let received = 0n
   let settlements = 0
   try {
     ctx.progress(`burst: ${concurrent} concurrent paid requests`)
@@ -51,7 +52,7 @@ export async function measureBurst(ctx: BenchContext): Promise<Measured<Burst>> 
     settlements = responses.filter(
       (response) => response.status === 200 && paymentResponseOf(response).success,
     ).length
-    const received = BigInt(settlements) * parseUsdc(price)
+    received = BigInt(settlements) * parseUsdc(price)
     const depositedSoFar = () => events.deposits.reduce((sum, d) => sum + d.idleAmount, 0n)
     ctx.progress('burst: waiting for the sweeper to deposit the revenue')
     // What stays undeposited is below the threshold: the rule sweeps everything above the reserve.
@@ -68,7 +69,6 @@ export async function measureBurst(ctx: BenchContext): Promise<Measured<Burst>> 
   const receipts = await receiptsFrom(devnet, merchant, firstBlock)
   const deposited = depositedIn(devnet, receipts, merchant)
   const end = await usdcBalance(devnet, merchant)
-  const received = BigInt(settlements) * parseUsdc(price)
   const unaccounted = start + received - end - deposited.reduce((sum, amount) => sum + amount, 0n)
   const gaveUp = events.problems.filter(
     (problem) => !problem.willRetry && (problem.phase === 'deposit' || problem.phase === 'receipt'),
