@@ -74,7 +74,10 @@ export function x402UsdcPrice(parameters: X402UsdcPriceParameters): X402UsdcPric
   const { chain, amount } = parameters ?? ({} as X402UsdcPriceParameters)
   // A string first: turning any other value into a key or a message can itself throw.
   if (typeof chain !== 'string' || !Object.hasOwn(x402UsdcAssets, chain)) {
-    const shown = typeof chain === 'string' ? ` ${JSON.stringify(chain)}` : ` (a ${typeof chain})`
+    const shown =
+      typeof chain === 'string'
+        ? ` ${JSON.stringify(chain)}`
+        : ` (not a string but a ${typeof chain})`
     throw new VaultValidationError(
       'INVALID_ARGUMENT',
       `Unknown chain${shown}: use 'base' or 'base-sepolia'.`,
