@@ -75,9 +75,7 @@ export function x402UsdcPrice(parameters: X402UsdcPriceParameters): X402UsdcPric
   // A string first: turning any other value into a key or a message can itself throw.
   if (typeof chain !== 'string' || !Object.hasOwn(x402UsdcAssets, chain)) {
     const shown =
-      typeof chain === 'string'
-        ? ` ${JSON.stringify(chain)}`
-        : ` (not a string but a ${typeof chain})`
+      typeof chain === 'string' ? ` ${JSON.stringify(chain)}` : ` (${typeof chain}, not a string)`
     throw new VaultValidationError(
       'INVALID_ARGUMENT',
       `Unknown chain${shown}: use 'base' or 'base-sepolia'.`,
