@@ -18,10 +18,7 @@ export type BenchContext = {
   progress: (message: string) => void
 }
 
-/**
- * A measurement, or why there is none yet. Part B of issue #11 (the seller side) turns the
- * `notMeasured` placeholders into values.
- */
+/** A measurement, or why there is none (a row that needs something this devnet lacks). */
 export type Measured<T> = { value: T } | { value: null; notMeasured: string }
 
 /**

@@ -198,7 +198,7 @@ export function formatReport(report: BenchReport): string {
     'Start-up: medians of fresh processes, interleaved',
     table([['what', 'measured', 'budget', ''], ...startup]),
     '',
-    'Seller (part B of issue #11)',
+    'Seller: paid requests through the devnet facilitator, sweeps on chain',
     table(seller),
     '',
     'SDK calls in process (round trips at the transport; latency on the devnet)',

@@ -6,15 +6,14 @@
  *   npm run build && npm run bench [-- --json] [-- --smoke]
  *
  * `--smoke` takes as few samples as give a valid report: `npm test` runs it so the bench cannot rot.
- * Each measurement is a module of its own; the seller-side ones (paid-request latency, the burst of
- * settlements, the sweep) report `null` with a `notMeasured` note until part B of issue #11.
+ * Each measurement is a module of its own. The seller-side ones (paid-request latency, the burst of
+ * settlements, the sweep) pay through the devnet's x402 facilitator.
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Address, createPublicClient, createWalletClient, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import type { Address } from 'viem'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.js'
-import { createVaultClient, parseUsdc } from '../src/index.js'
+import { parseUsdc } from '../src/index.js'
 import { measureBurst } from './burst.js'
 import { measureColdStart } from './coldStart.js'
 import type { BenchContext } from './context.js'
@@ -23,6 +22,7 @@ import { measurePaidRequestLatency } from './paidLatency.js'
 import { buildReport, formatReport } from './report.js'
 import { measureRoundTrips } from './roundTrips.js'
 import { measureSdkCalls } from './sdkCalls.js'
+import { merchantVaultClient } from './seller.js'
 import { measureSweep } from './sweep.js'
 
 const options = process.argv.slice(2)
@@ -40,7 +40,7 @@ if (!existsSync(join(distDir, 'mcp/bin.js')) || !existsSync(join(distDir, 'index
 }
 
 const smoke = options.includes('--smoke')
-const devnet = await startDevnet({ chain: 'base-sepolia' })
+const devnet = await startDevnet({ chain: 'base-sepolia', facilitator: true })
 try {
   const ctx: BenchContext = {
     devnet,
@@ -49,11 +49,16 @@ try {
     distDir,
     progress,
   }
+  const roundTrips = await measureRoundTrips(ctx)
+  const sdk = await measureSdkCalls(ctx)
+  const coldStart = await measureColdStart(ctx)
+  const importTime = measureImportTime(ctx)
+  await revokeAllowance(devnet)
   const measured = {
-    roundTrips: await measureRoundTrips(ctx),
-    sdk: await measureSdkCalls(ctx),
-    coldStart: await measureColdStart(ctx),
-    importTime: measureImportTime(ctx),
+    roundTrips,
+    sdk,
+    coldStart,
+    importTime,
     paidRequestLatency: await measurePaidRequestLatency(ctx),
     burst: await measureBurst(ctx),
     sweep: await measureSweep(ctx),
@@ -74,16 +79,19 @@ try {
  */
 async function prepareMerchant(devnet: Devnet): Promise<Address> {
   progress('preparing the merchant: register, deposit 500 USDC, approve 100 USDC')
-  const account = privateKeyToAccount(devnet.accounts.merchant.privateKey)
-  const transport = http(devnet.rpcUrl)
-  const vault = createVaultClient({
-    publicClient: createPublicClient({ chain: devnet.viemChain, transport, pollingInterval: 50 }),
-    walletClient: createWalletClient({ account, chain: devnet.viemChain, transport }),
-    chain: devnet.chain,
-    addresses: devnet.addresses,
-  })
+  const vault = merchantVaultClient(devnet)
   await vault.ensureInitializedAndWait()
   await vault.depositAndWait({ amount: parseUsdc('500') })
   await vault.approveUsdcAndWait({ amount: parseUsdc('100') })
-  return account.address
+  return devnet.accounts.merchant.address
+}
+
+/**
+ * The MCP and SDK rows need the merchant's allowance (a deposit plan is simulated only when it
+ * covers the amount); the seller rows run as a fresh merchant does, without one, so that every sweep
+ * signs an EIP-2612 permit, as in production.
+ */
+async function revokeAllowance(devnet: Devnet): Promise<void> {
+  progress('revoking the merchant’s allowance: the seller measurements run without one')
+  await merchantVaultClient(devnet).approveUsdcAndWait({ amount: 0n })
 }

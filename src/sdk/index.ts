@@ -125,6 +125,7 @@ export {
   type IdleDeposit,
   type SettlementHookTarget,
   type Sweeper,
+  type SweeperMemory,
   type SweeperProblem,
   type SweepPhase,
 } from './seller/attachToResourceServer.js'

@@ -61,11 +61,30 @@ it('a smoke pass of the bench prints one JSON report of the issue #11 shape, wit
   for (const key of ['mcpColdStartMs', 'sdkImportMs', 'nodeStartMs'] as const) {
     expect(report[key], key).toBeGreaterThan(0)
   }
-  // Part B of issue #11 fills these; until then each is null with a note saying what it needs.
-  for (const key of ['paidRequestLatency', 'burst', 'sweep'] as const) {
-    expect(report[key], key).toBeNull()
-    expect(report.notMeasured[key], key).toMatch(/part B/)
-  }
+  // The seller rows: paid through the devnet's facilitator, with real sweeps on chain.
+  expect(report.notMeasured).toEqual({})
+  const latency = report.paidRequestLatency
+  expect(Object.keys(latency ?? {})).toEqual([
+    'requests',
+    'plainP50Ms',
+    'withSweeperP50Ms',
+    'ratio',
+    'sweepDeposits',
+  ])
+  expect(latency?.requests).toBe(3)
+  expect(latency?.plainP50Ms).toBeGreaterThan(0)
+  expect(latency?.withSweeperP50Ms).toBeGreaterThan(0)
+  expect(latency?.ratio).toBeCloseTo(
+    (latency?.withSweeperP50Ms ?? 0) / (latency?.plainP50Ms ?? 1),
+    1,
+  )
+  const burst = report.burst
+  expect(burst).toMatchObject({ settlements: 50, failedDeposits: 0, unaccountedUnits: '0' })
+  expect(burst?.depositTxs).toBeGreaterThanOrEqual(1)
+  expect(burst?.depositTxs).toBeLessThanOrEqual(3)
+  // The devnet's USDC supports EIP-2612: one transaction, permit and deposit.
+  expect(report.sweep).toMatchObject({ txPerSweep: 1, method: 'depositWithPermit' })
+  expect(report.sweep?.gasPerSweep).toBeGreaterThan(21_000)
 
   // Timing budgets are for a quiet machine, not for a test run: only the verdict must agree.
   const broken = report.budgets.filter((check) => check.within === false).map((check) => check.name)
@@ -75,5 +94,5 @@ it('a smoke pass of the bench prints one JSON report of the issue #11 shape, wit
   // Without --json the same report is a table.
   const table = formatReport(report)
   expect(table).toMatch(/^ {2}vault_plan_withdraw +2 +≤ 2 +ok$/m)
-  expect(table).toMatch(/^ {2}burst +not measured: .*part B/m)
+  expect(table).toMatch(/^ {2}burst +\{"settlements":50,/m)
 }, 120_000)

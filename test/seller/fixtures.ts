@@ -33,22 +33,27 @@ import type { CountingProxy, Interceptor, RpcCall } from '../support/countingPro
 
 /**
  * The merchant's vault client with every request going through `rpcUrl` (a proxy in front of the
- * devnet). No transport retries: a fault the test injects reaches the sweeper as it is.
+ * devnet). No transport retries: a fault the test injects reaches the sweeper as it is. `timeout`
+ * (ms per request) is short in tests where the RPC hangs.
  */
-export function merchantVault(devnet: Devnet, rpcUrl: string): VaultClient {
+export function merchantVault(
+  devnet: Devnet,
+  rpcUrl: string,
+  { timeout }: { timeout?: number } = {},
+): VaultClient {
   const chain = devnet.viemChain
   const account = privateKeyToAccount(devnet.accounts.merchant.privateKey)
   return createVaultClient({
     publicClient: createPublicClient({
       chain,
       pollingInterval: 50,
-      transport: vaultHttp(rpcUrl, { retryCount: 0 }),
+      transport: vaultHttp(rpcUrl, { retryCount: 0, ...(timeout ? { timeout } : {}) }),
     }),
     walletClient: createWalletClient({
       account,
       chain,
       pollingInterval: 50,
-      transport: http(rpcUrl, { retryCount: 0 }),
+      transport: http(rpcUrl, { retryCount: 0, ...(timeout ? { timeout } : {}) }),
     }),
     chain: devnet.chain,
     addresses: devnet.addresses,

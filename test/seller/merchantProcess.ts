@@ -4,7 +4,7 @@
  * `RPC_URL`, `FACILITATOR_URL`, `ADDRESSES` (JSON), `MERCHANT_PRIVATE_KEY`, `RESERVE` (base units).
  *
  * It writes one JSON line per event on stdout: `ready` (with its port), `deposit`, `problem`,
- * `swept` (after a `sweep` command) and `closed`. On stdin it takes `sweep` (a manual sweep) and
+ * `swept` (after a `sweep` command: its result, or `failed` with the error code) and `closed`. On stdin it takes `sweep` (a manual sweep) and
  * `close` (close the paywall and exit).
  */
 import { createServer } from 'node:http'
@@ -58,7 +58,13 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 say({ type: 'ready', port: (server.address() as AddressInfo).port })
 
 for await (const line of createInterface({ input: process.stdin })) {
-  if (line === 'sweep') say({ type: 'swept', ...(await paywall.sweeper.depositIdle()) })
+  if (line === 'sweep') {
+    // A manual sweep rejects on failure (a collision with the other process, say): report it.
+    await paywall.sweeper.depositIdle().then(
+      (result) => say({ type: 'swept', ...result }),
+      (error) => say({ type: 'swept', failed: error.code ?? String(error) }),
+    )
+  }
   if (line === 'close') break
 }
 await paywall.close()

@@ -18,6 +18,7 @@ import {
 import { type CreatePaywallOptions, preparePaywall } from '../../src/plugins/core.js'
 import { type DevnetClients, expectVaultError, useDevnet } from '../sdk/helpers.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
+import { type HttpFaultProxy, startHttpFaultProxy } from '../support/httpFaultProxy.js'
 import {
   buyerFetch,
   type Framework,
@@ -43,19 +44,26 @@ let devnet: Devnet
 let t: DevnetClients
 let proxy: CountingProxy
 let rpc: ReturnType<typeof watchMerchantRpc>
+/** The devnet's facilitator behind a proxy that slows or garbles its answers. */
+let facilitator: HttpFaultProxy
 useDevnet({ chain: 'base-sepolia', facilitator: true }, async (started, clients) => {
   devnet = started
   t = clients
   proxy = await startCountingProxy(devnet.rpcUrl)
+  facilitator = await startHttpFaultProxy(devnet.facilitatorUrl as string)
   rpc = watchMerchantRpc(proxy, devnet)
   await t.vault.ensureInitializedAndWait()
 })
-afterAll(() => proxy?.close())
+afterAll(async () => {
+  await proxy?.close()
+  await facilitator?.close()
+})
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
   rpc.setRule(undefined)
+  facilitator.setRule(undefined)
 })
 
 type SweepOptions = Omit<AttachToResourceServerOptions, 'wallet'>
@@ -239,6 +247,49 @@ describe.each(frameworks)('a $name merchant', (framework: Framework) => {
     await timersTurn()
     await shop.paywall.sweeper.depositIdle()
     expect(rpc.sweepReads() - readsBefore).toBe(1) // the manual sweep's only
+    expect(shop.events.problems).toEqual([])
+  })
+
+  it('a facilitator that garbles its settlement answer: x402 answers 502, no money moved, no sweep', async () => {
+    const start = await merchantBalance()
+    const buyerStart = await usdcBalance(devnet, devnet.accounts.buyer.address)
+    const shop = await openShop(
+      { minIdleThreshold: '0', reserve: start, debounceMs: 0 },
+      { paywall: { facilitator: { url: facilitator.url } } },
+    )
+    // Not forwarded: the facilitator never settles, and its answer is cut off mid-JSON.
+    facilitator.setRule((path) =>
+      path.endsWith('/settle') ? { status: 200, body: '{"success":tr' } : undefined,
+    )
+    const readsBefore = rpc.sweepReads()
+    const response = await shop.pay(shop.url('/paid'))
+    // x402's answer when its facilitator fails: a bad gateway, saying which call failed.
+    expect(response.status).toBe(502)
+    expect(await response.json()).toEqual({
+      error: expect.stringMatching(/^Facilitator settle returned invalid JSON/),
+    })
+    expect(await merchantBalance()).toBe(start)
+    expect(await usdcBalance(devnet, devnet.accounts.buyer.address)).toBe(buyerStart)
+    await timersTurn()
+    await shop.paywall.sweeper.depositIdle()
+    expect(rpc.sweepReads() - readsBefore).toBe(1) // the manual sweep's only
+    expect(shop.events.problems).toEqual([])
+  })
+
+  it('a slow facilitator: the paid response waits for the settlement, then the sweep deposits it', async () => {
+    const start = await merchantBalance()
+    const shop = await openShop(
+      { minIdleThreshold: '0', reserve: start - parseUsdc('10'), debounceMs: 0 },
+      { paywall: { facilitator: { url: facilitator.url } } },
+    )
+    facilitator.setRule((path) => (path.endsWith('/settle') ? { delayMs: 1_000 } : undefined))
+    const started = performance.now()
+    const paid = await shop.pay(shop.url('/paid'))
+    expect(paid.status).toBe(200)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_000)
+    expect(paymentResponseOf(paid).success).toBe(true)
+    await shop.events.deposited()
+    expect(shop.events.deposits.map((deposit) => deposit.idleAmount)).toEqual([parseUsdc('10.5')])
     expect(shop.events.problems).toEqual([])
   })
 

@@ -14,13 +14,16 @@ import {
   routerAbi,
   type SettlementHookContext,
   type Sweeper,
+  type SweeperProblem,
 } from '../../src/index.js'
 import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
 import { type CountingProxy, type RpcCall, startCountingProxy } from '../support/countingProxy.js'
 import {
+  depositedIn,
   gate,
   isSweepRead,
   merchantVault,
+  receiptsFrom,
   sweepEvents,
   timersTurn,
   transferToMerchant,
@@ -45,6 +48,7 @@ const sweepers: Sweeper[] = []
 afterEach(async () => {
   for (const sweeper of sweepers.splice(0)) await sweeper.detach()
   rpc.setRule(undefined)
+  proxy.setFault(undefined)
 })
 
 /** An after-settle hook target like x402's resource server: it keeps the hook to call it. */
@@ -98,12 +102,15 @@ function settlementContext(
 
 type Options = Omit<AttachToResourceServerOptions, 'onIdleDeposit' | 'onNonFatalError'>
 
-/** Attaches a sweeper for the merchant (RPC through the proxy) to a fresh hook target. */
-async function attach(options: Partial<Options> = {}) {
+/**
+ * Attaches a sweeper for the merchant (RPC through the proxy, each request timing out after
+ * `timeout` ms when given) to a fresh hook target.
+ */
+async function attach(options: Partial<Options> = {}, { timeout }: { timeout?: number } = {}) {
   const events = sweepEvents()
   const target = hookTarget()
   const balance = await usdcBalance(devnet, devnet.accounts.merchant.address)
-  const sweeper = merchantVault(devnet, proxy.url).attachToResourceServer(target, {
+  const sweeper = merchantVault(devnet, proxy.url, { timeout }).attachToResourceServer(target, {
     // By default everything now in the wallet is reserve: only what arrives in the test is idle.
     reserve: balance,
     minIdleThreshold: '10',
@@ -229,6 +236,11 @@ describe('each settlement once, in bounded memory', () => {
     })
     const contexts = Array.from({ length: 5 }, () => settlementContext())
     for (const context of contexts) await target.settle(context)
+    expect(sweeper.memory()).toEqual({
+      trackedSettlements: 3,
+      pendingSettlements: 3,
+      maxTrackedSettlements: 3,
+    })
     await transferToMerchant(devnet, parseUsdc('10'))
     // The manual sweep reports the settlements recorded so far: only the newest 3 were kept.
     await sweeper.depositIdle()
@@ -236,6 +248,7 @@ describe('each settlement once, in bounded memory', () => {
     expect(events.deposits[0]?.settlements.map((s) => s.txHash)).toEqual(
       contexts.slice(2).map((c) => c.result.transaction),
     )
+    expect(sweeper.memory()).toMatchObject({ trackedSettlements: 3, pendingSettlements: 0 })
 
     // The first hash was forgotten: it counts again. The last one is still known.
     await transferToMerchant(devnet, parseUsdc('10'))
@@ -386,6 +399,63 @@ describe('problems are reported with their phase, and the money is swept later',
         error: { message: 'onIdleDeposit failed: still down' },
       },
     ])
+  })
+})
+
+describe('RPC faults during a sweep: a retryable problem with its phase, and no money lost', () => {
+  const merchant = () => devnet.accounts.merchant.address
+
+  // [name, the fault, the JSON-RPC method it hits (once), the phase reported, the error code]
+  it.each([
+    [
+      'a 429 with Retry-After',
+      { kind: 'status', status: 429, retryAfter: '1' },
+      'eth_call',
+      'balance-read',
+      'RPC_RATE_LIMITED',
+    ],
+    ['malformed JSON', { kind: 'malformed-json' }, 'eth_call', 'balance-read', 'RPC_BAD_RESPONSE'],
+    // The proxy drops the send before the node sees it; the SDK cannot know that, so the retry reads
+    // again with the same nonce and at most one deposit can be mined.
+    [
+      'a connection reset',
+      { kind: 'reset' },
+      'eth_sendRawTransaction',
+      'deposit',
+      'SEND_OUTCOME_UNKNOWN',
+    ],
+    [
+      'a request that hangs past the timeout',
+      { kind: 'hang' },
+      'eth_call',
+      'balance-read',
+      'RPC_TIMEOUT',
+    ],
+  ] as const)('%s', async (_name, fault, method, phase, code) => {
+    const { events, target, reserve } = await attach({}, { timeout: 1_000 })
+    await transferToMerchant(devnet, parseUsdc('10'))
+    const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+    proxy.setFault(fault, { methods: [method], times: 1 })
+    await target.settle(settlementContext())
+    await events.problem(() => true)
+    const reported = performance.now()
+    await events.deposited()
+    const problem = events.problems[0] as SweeperProblem
+    expect(events.problems).toHaveLength(1)
+    // SEND_OUTCOME_UNKNOWN is not retryable for a caller who would send the same thing again; the
+    // sweeper retries it from a fresh read.
+    expect(problem).toMatchObject({ phase, willRetry: true, error: { code } })
+    expect(problem.error.message).not.toMatch(/\n\s+at /)
+    if (fault.kind === 'status') {
+      // The retry waited as long as the RPC asked (1 s), not the sweeper's own 10 ms.
+      expect(performance.now() - reported).toBeGreaterThanOrEqual(950)
+    }
+    // Exactly one deposit mined, of all 10 USDC: nothing lost, nothing twice.
+    const receipts = await receiptsFrom(devnet, merchant(), firstBlock)
+    expect(receipts.map((receipt) => receipt.status)).toEqual(['success'])
+    expect(depositedIn(devnet, receipts, merchant())).toEqual([parseUsdc('10')])
+    expect(events.deposits.map((deposit) => deposit.idleAmount)).toEqual([parseUsdc('10')])
+    expect(await usdcBalance(devnet, merchant())).toBe(reserve)
   })
 })
 

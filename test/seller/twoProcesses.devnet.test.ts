@@ -1,13 +1,11 @@
 /**
- * Several shops, one key: two merchant web shops (child shops, each an Express app with
+ * Several shops, one key: two merchant web shops (child processes, each an Express app with
  * the paywall and its sweeper) share the merchant key and are paid at once. Their first sweeps are
  * made to read the same balance (a proxy holds the first sweep read until the other one arrives), so
  * they collide. Nothing may be lost or counted twice, no reverted transaction may be mined, the
  * losing sweep ends as a retryable problem or a no-op, and a later sweep picks up what arrives next.
+ * Then under load: rounds of 20 concurrent sales split over both, every sale sweeping at once.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
@@ -22,6 +20,7 @@ import {
   usdcBalance,
   watchMerchantRpc,
 } from './fixtures.js'
+import { spawnMerchant } from './spawnMerchant.js'
 
 let devnet: Devnet
 let t: DevnetClients
@@ -37,55 +36,8 @@ useDevnet({ chain: 'base-sepolia', facilitator: true }, async (started, clients)
 })
 afterAll(() => proxy?.close())
 
-type Event = Record<string, unknown> & { type: string }
-
-/** A merchant process: its events as they come, a way to wait for one, and its stdin. */
-function startMerchant(reserve: bigint) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'merchantProcess.ts')],
-    {
-      cwd: join(import.meta.dirname, '../..'),
-      env: {
-        PATH: process.env.PATH,
-        RPC_URL: proxy.url,
-        FACILITATOR_URL: devnet.facilitatorUrl,
-        ADDRESSES: JSON.stringify(devnet.addresses),
-        MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
-        RESERVE: reserve.toString(),
-      },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    },
-  )
-  const events: Event[] = []
-  const waiters: (() => void)[] = []
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
-  void (async () => {
-    for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
-      events.push(JSON.parse(line) as Event)
-      for (const waiter of waiters.splice(0)) waiter()
-    }
-  })()
-  const next = (type: string, after = 0): Promise<Event> =>
-    new Promise((resolve) => {
-      const check = () => {
-        const found = events.slice(after).find((event) => event.type === type)
-        if (found) resolve(found)
-        else waiters.push(check)
-      }
-      check()
-    })
-  return {
-    events,
-    next,
-    send: (command: string) => child.stdin?.write(`${command}\n`),
-    async close() {
-      child.stdin?.end('close\n')
-      return exited
-    },
-    kill: () => child.kill('SIGKILL'),
-  }
-}
+/** A merchant process with the merchant key, its RPC through the proxy. */
+const startMerchant = (reserve: bigint) => spawnMerchant(devnet, proxy.url, reserve)
 
 describe('two merchant shops with one key', () => {
   it('are paid at once and sweep at once: nothing lost or counted twice, nothing mined reverted', async () => {
@@ -159,6 +111,70 @@ describe('two merchant shops with one key', () => {
       )
     } finally {
       rpc.setRule(undefined)
+      for (const shop of shops) shop.kill()
+    }
+  })
+
+  it('under load: rounds of concurrent sales split over both, every deposit once, nothing lost, nothing mined reverted', async () => {
+    const merchant = devnet.accounts.merchant.address
+    const start = await usdcBalance(devnet, merchant)
+    const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+    // Only the revenue is idle; every sale starts a sweep in the process that made it.
+    const shops = [startMerchant(start), startMerchant(start)]
+    const rounds = 4
+    const salesPerShop = 10
+    try {
+      const urls = await Promise.all(
+        shops.map(async (shop) => `http://127.0.0.1:${(await shop.next('ready')).port}/paid`),
+      )
+      const pay = buyerFetch(devnet)
+      for (let round = 0; round < rounds; round++) {
+        const responses = await Promise.all(
+          urls.flatMap((url) => Array.from({ length: salesPerShop }, () => pay(url))),
+        )
+        expect(responses.map((response) => response.status)).toEqual(
+          Array(2 * salesPerShop).fill(200),
+        )
+      }
+      const received = parseUsdc(String(rounds * 2 * salesPerShop))
+
+      // Manual sweeps, one process at a time, until neither finds anything to deposit: each queues
+      // behind its own process's sweep in flight, so the last ones see the settled wallet.
+      for (let pass = 0; pass < 5; pass++) {
+        const results = []
+        for (const shop of shops) {
+          const before = shop.events.length
+          shop.send('sweep')
+          results.push(await shop.next('swept', before))
+        }
+        if (results.every((result) => result.deposited === false)) break
+      }
+
+      expect(await Promise.all(shops.map((shop) => shop.close()))).toEqual([0, 0])
+      const receipts = await receiptsFrom(devnet, merchant, firstBlock)
+      expect(receipts.filter((receipt) => receipt.status !== 'success')).toEqual([])
+      const deposited = depositedIn(devnet, receipts, merchant)
+      // Every deposit mined is reported by exactly one process: none lost, none counted twice.
+      const reported = shops.flatMap((shop) => shop.events.filter((e) => e.type === 'deposit'))
+      expect(reported.map((deposit) => deposit.txHash).sort()).toEqual(
+        receipts
+          .filter((receipt) => depositedIn(devnet, [receipt], merchant).length > 0)
+          .map((receipt) => receipt.transactionHash)
+          .sort(),
+      )
+      const end = await usdcBalance(devnet, merchant)
+      expect(start + received).toBe(end + deposited.reduce((sum, amount) => sum + amount, 0n))
+      // What stays in the wallet is below the protocol's minimum deposit.
+      expect(end - start).toBeLessThan(parseUsdc('10'))
+      const problems = shops.flatMap((shop) => shop.events.filter((e) => e.type === 'problem'))
+      // The processes race: each problem is a collision with the other, to read again from the start.
+      for (const problem of problems) {
+        expect(['deposit', 'receipt']).toContain(problem.phase)
+        expect(['TRANSACTION_ALREADY_KNOWN', 'NONCE_CONFLICT', 'INSUFFICIENT_USDC']).toContain(
+          problem.code,
+        )
+      }
+    } finally {
       for (const shop of shops) shop.kill()
     }
   })

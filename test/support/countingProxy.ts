@@ -201,7 +201,8 @@ function answer(response: ServerResponse, body: string, status = 200): void {
   response.writeHead(status, { 'Content-Type': 'application/json' }).end(body)
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
+/** A request's body, as text. */
+export function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))

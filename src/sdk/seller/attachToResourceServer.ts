@@ -101,6 +101,17 @@ export type Sweeper = {
    * the same time as one). Reports a deposit to `onIdleDeposit`; a failure rejects.
    */
   depositIdle(): Promise<DepositIdleResult>
+  /** What the sweeper holds in memory, to check that it stays bounded (`maxTrackedSettlements`). */
+  memory(): SweeperMemory
+}
+
+/** The sweeper's memory: the settlement hashes it remembers to drop duplicates, and its queue. */
+export type SweeperMemory = {
+  /** Settlement hashes remembered; at most `maxTrackedSettlements`. */
+  trackedSettlements: number
+  /** Settlements recorded and not yet covered by a deposit; at most `maxTrackedSettlements`. */
+  pendingSettlements: number
+  maxTrackedSettlements: number
 }
 
 /** The sweeper's tuning, checked, with its defaults. */
@@ -178,7 +189,11 @@ export function attachToResourceServer(
     options,
   )
   resourceServer.onAfterSettle(async (context) => sweeper.onSettlement(context))
-  return { detach: () => sweeper.detach(), depositIdle: () => sweeper.depositNow() }
+  return {
+    detach: () => sweeper.detach(),
+    depositIdle: () => sweeper.depositNow(),
+    memory: () => sweeper.memory(),
+  }
 }
 
 class SettlementSweeper {
@@ -232,6 +247,14 @@ class SettlementSweeper {
       this.stop.abort()
     }
     return this.running ?? Promise.resolve()
+  }
+
+  memory(): SweeperMemory {
+    return {
+      trackedSettlements: this.seen.size,
+      pendingSettlements: this.pending.length,
+      maxTrackedSettlements: this.tuning.maxTrackedSettlements,
+    }
   }
 
   /** A manual sweep: one attempt in the write queue; its failure rejects. */

@@ -72,10 +72,13 @@ export const x402UsdcAssets: Readonly<Record<VaultChainName, X402UsdcAsset>> = {
  */
 export function x402UsdcPrice(parameters: X402UsdcPriceParameters): X402UsdcPrice {
   const { chain, amount } = parameters ?? ({} as X402UsdcPriceParameters)
-  if (!Object.hasOwn(x402UsdcAssets, chain)) {
+  // A string first: turning any other value into a key or a message can itself throw.
+  if (typeof chain !== 'string' || !Object.hasOwn(x402UsdcAssets, chain)) {
+    const shown =
+      typeof chain === 'string' ? ` ${JSON.stringify(chain)}` : ` (${typeof chain}, not a string)`
     throw new VaultValidationError(
       'INVALID_ARGUMENT',
-      `Unknown chain ${JSON.stringify(String(chain))}: use 'base' or 'base-sepolia'.`,
+      `Unknown chain${shown}: use 'base' or 'base-sepolia'.`,
       { field: 'chain' },
     )
   }

@@ -1,0 +1,108 @@
+/**
+ * A merchant process killed (SIGKILL) while its sweep's deposit is in flight: the proxy holds the
+ * deposit's send until the process is dead, then either lets it reach the node (it is mined without
+ * its sender) or drops it. Restarted with the same key, the merchant's next sweep deposits the idle
+ * USDC that is left, and every base unit is accounted for on chain.
+ */
+import { afterAll, describe, expect, it } from 'vitest'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+import { parseUsdc } from '../../src/index.js'
+import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
+import { type CountingProxy, type RpcCall, startCountingProxy } from '../support/countingProxy.js'
+import { buyerFetch } from './apps.js'
+import {
+  depositedIn,
+  gate,
+  receiptsFrom,
+  transferToMerchant,
+  usdcBalance,
+  watchMerchantRpc,
+} from './fixtures.js'
+import { type MerchantProcess, spawnMerchant } from './spawnMerchant.js'
+
+let devnet: Devnet
+let t: DevnetClients
+let proxy: CountingProxy
+let rpc: ReturnType<typeof watchMerchantRpc>
+useDevnet({ chain: 'base-sepolia', facilitator: true }, async (started, clients) => {
+  devnet = started
+  t = clients
+  proxy = await startCountingProxy(devnet.rpcUrl)
+  rpc = watchMerchantRpc(proxy, devnet)
+  await t.vault.ensureInitializedAndWait()
+})
+afterAll(() => proxy?.close())
+
+const isSend = (call: RpcCall) => call.method === 'eth_sendRawTransaction'
+
+describe('a merchant killed during a sweep', () => {
+  it.each([
+    ['reaches the node after the kill', 'reached', [parseUsdc('11'), parseUsdc('11')]],
+    ['never reaches the node', 'lost', [parseUsdc('22')]],
+  ] as const)(
+    'its held deposit %s: restarted, it deposits the rest; every unit accounted for',
+    async (_name, fate, expectedDeposits) => {
+      const merchant = devnet.accounts.merchant.address
+      const start = await usdcBalance(devnet, merchant)
+      const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+      // 10 USDC is idle from the start: the first sale (1 USDC) makes a sweep of 11 USDC.
+      const reserve = start - parseUsdc('10')
+      const held = gate()
+      const killed = gate()
+      let holding = true
+      rpc.setRule(async (calls) => {
+        if (!holding || !calls.some(isSend)) return undefined
+        holding = false
+        held.open()
+        await killed.opened
+        // A status is an answer instead of forwarding: the node never sees the deposit.
+        return fate === 'lost' ? 502 : undefined
+      })
+      const pay = buyerFetch(devnet)
+      const shops: MerchantProcess[] = []
+      try {
+        const first = spawnMerchant(devnet, proxy.url, reserve)
+        shops.push(first)
+        const firstPort = Number((await first.next('ready')).port)
+        expect((await pay(`http://127.0.0.1:${firstPort}/paid`)).status).toBe(200)
+        await held.opened
+        const answeredFrom = rpc.answered.length
+        first.kill()
+        expect(await first.exited).toBeNull()
+        expect(first.events.filter((event) => event.type === 'deposit')).toEqual([])
+        killed.open()
+        if (fate === 'reached') {
+          // Automine: the deposit is mined when the node answers its send.
+          await rpc.until(() => rpc.answered.slice(answeredFrom).some(isSend))
+        }
+
+        // USDC that arrives while the merchant is down, then a restart and a sale.
+        await transferToMerchant(devnet, parseUsdc('10'))
+        const second = spawnMerchant(devnet, proxy.url, reserve)
+        shops.push(second)
+        const secondPort = Number((await second.next('ready')).port)
+        expect((await pay(`http://127.0.0.1:${secondPort}/paid`)).status).toBe(200)
+        const deposit = await second.next('deposit')
+        expect(deposit.idleAmount).toBe(expectedDeposits.at(-1)?.toString())
+        expect(await second.close()).toBe(0)
+        expect(second.events.filter((event) => event.type === 'problem')).toEqual([])
+
+        const receipts = await receiptsFrom(devnet, merchant, firstBlock)
+        expect(receipts.map((receipt) => receipt.status)).toEqual(
+          expectedDeposits.map(() => 'success'),
+        )
+        const deposited = depositedIn(devnet, receipts, merchant)
+        expect(deposited).toEqual(expectedDeposits)
+        // Two sales of 1 USDC and a transfer of 10: all in the vault or the wallet, nothing twice.
+        const received = parseUsdc('1') + parseUsdc('10') + parseUsdc('1')
+        const end = await usdcBalance(devnet, merchant)
+        expect(end).toBe(reserve)
+        expect(start + received).toBe(end + deposited.reduce((sum, amount) => sum + amount, 0n))
+      } finally {
+        rpc.setRule(undefined)
+        killed.open()
+        for (const shop of shops) shop.kill()
+      }
+    },
+  )
+})

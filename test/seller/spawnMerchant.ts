@@ -1,0 +1,90 @@
+/**
+ * Starts `merchantProcess.ts` as a child process: a merchant web shop with the paywall and its
+ * sweeper, as a deployment would run it, for the tests with several processes or a killed one.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+
+/** One JSON line the merchant process wrote: `ready`, `deposit`, `problem`, `swept`, `closed`. */
+export type MerchantEvent = Record<string, unknown> & { type: string }
+
+/** A running merchant process: its events as they come, waits on them, its stdin, its end. */
+export type MerchantProcess = {
+  events: MerchantEvent[]
+  /** Resolves with the first event of `type` at or after position `after`. */
+  next: (type: string, after?: number) => Promise<MerchantEvent>
+  /** Writes one command line to its stdin: `sweep` or `close`. */
+  send: (command: string) => void
+  /** Asks it to close the paywall and exit; resolves with its exit code. */
+  close: () => Promise<number | null>
+  /** SIGKILLs it: no clean-up runs. */
+  kill: () => void
+  /** Resolves with its exit code (or `null` when killed by a signal). */
+  exited: Promise<number | null>
+}
+
+/**
+ * Spawns a merchant process whose RPC traffic goes to `rpcUrl` (a proxy in front of the devnet) and
+ * whose paywall settles through the devnet's facilitator, with the merchant's key.
+ *
+ * @param devnet - The devnet, with its facilitator.
+ * @param rpcUrl - Where the process sends its RPC requests.
+ * @param reserve - The sweeper's reserve, in base units.
+ * @returns The process.
+ * @example
+ * const shop = spawnMerchant(devnet, proxy.url, start - parseUsdc('10'))
+ * const { port } = await shop.next('ready')
+ */
+export function spawnMerchant(devnet: Devnet, rpcUrl: string, reserve: bigint): MerchantProcess {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'merchantProcess.ts')],
+    {
+      cwd: join(import.meta.dirname, '../..'),
+      env: {
+        PATH: process.env.PATH,
+        RPC_URL: rpcUrl,
+        FACILITATOR_URL: devnet.facilitatorUrl,
+        ADDRESSES: JSON.stringify(devnet.addresses),
+        MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
+        RESERVE: reserve.toString(),
+      },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  )
+  const events: MerchantEvent[] = []
+  const waiters: (() => void)[] = []
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  void (async () => {
+    for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
+      events.push(JSON.parse(line) as MerchantEvent)
+      for (const waiter of waiters.splice(0)) waiter()
+    }
+  })()
+  const next = (type: string, after = 0): Promise<MerchantEvent> =>
+    new Promise((resolve) => {
+      const check = () => {
+        const found = events.slice(after).find((event) => event.type === type)
+        if (found) resolve(found)
+        else waiters.push(check)
+      }
+      check()
+    })
+  return {
+    events,
+    next,
+    send: (command) => {
+      child.stdin?.write(`${command}\n`)
+    },
+    close() {
+      child.stdin?.end('close\n')
+      return exited
+    },
+    kill: () => {
+      child.kill('SIGKILL')
+    },
+    exited,
+  }
+}
