@@ -313,6 +313,43 @@ describe('one sweep at a time', () => {
 })
 
 describe('problems are reported with their phase, and the money is swept later', () => {
+  it('an RPC that starts serving another chain: CHAIN_MISMATCH at the read, nothing sent; the retry deposits once the chain is back', async () => {
+    const { events, target } = await attach()
+    await transferToMerchant(devnet, parseUsdc('10'))
+    // The second sweep read waits until the RPC serves the vault's chain again.
+    const restored = gate()
+    let reads = 0
+    rpc.setRule(async (calls) => {
+      if (calls.some((call) => isSweepRead(call, devnet)) && ++reads === 2) await restored.opened
+      return undefined
+    })
+    const from = rpc.calls.length
+    await setAnvilChainId(8453)
+    try {
+      await target.settle(settlementContext())
+      await events.problem((problem) => problem.phase === 'balance-read')
+    } finally {
+      await setAnvilChainId(devnet.chainId)
+      restored.open()
+    }
+    await events.deposited()
+    expect(events.problems).toMatchObject([
+      {
+        phase: 'balance-read',
+        willRetry: true,
+        error: { code: 'CHAIN_MISMATCH', details: { expected: devnet.chainId, actual: 8453 } },
+      },
+    ])
+    expect(events.deposits.map((deposit) => deposit.idleAmount)).toEqual([parseUsdc('10')])
+    // Nothing was sent on the other chain: the one send came after the second read.
+    const secondRead = rpc.indexOf(
+      (call) => isSweepRead(call, devnet),
+      rpc.indexOf((call) => isSweepRead(call, devnet), from) + 1,
+    )
+    expect(rpc.calls.slice(from).filter(isSend)).toHaveLength(1)
+    expect(rpc.indexOf(isSend, from)).toBeGreaterThan(secondRead)
+  })
+
   it.each([
     ['balance-read', (call: RpcCall) => isSweepRead(call, devnet), 'RPC_HTTP_ERROR'],
     // The send failed with a 500, so the SDK cannot know whether it reached the node; the sweep's
@@ -632,3 +669,14 @@ describe('options', () => {
     ).toThrow(expect.objectContaining({ code: 'WALLET_CLIENT_REQUIRED' }))
   })
 })
+
+/** Makes the devnet's node report another chain id (anvil_setChainId), as a swapped RPC node would. */
+async function setAnvilChainId(chainId: number): Promise<void> {
+  const response = await fetch(devnet.rpcUrl, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setChainId', params: [chainId] }),
+  })
+  const answer = (await response.json()) as { error?: { message: string } }
+  if (answer.error) throw new Error(`anvil_setChainId: ${answer.error.message}`)
+}

@@ -12,9 +12,11 @@ import { VaultPreconditionError } from '../errors/classes.js'
 import type { VaultErrorCode, VaultErrorDetails } from '../errors/codes.js'
 import { formatUsdc } from '../money.js'
 import {
+  assertReadChain,
   blockNumberCall,
   blockOf,
   blockTimestampCall,
+  chainIdCall,
   guard,
   multicallOptions,
   resultValue,
@@ -121,6 +123,7 @@ async function readChecks(
   const [
     bn,
     ts,
+    chainId,
     paused,
     registered,
     minDeposit,
@@ -140,6 +143,7 @@ async function readChecks(
       contracts: [
         blockNumberCall,
         blockTimestampCall,
+        chainIdCall,
         { address: router, abi: routerAbi, functionName: 'depositsPaused' },
         { address: router, abi: routerAbi, functionName: 'authorizedWallets', args: [wallet] },
         { address: router, abi: routerAbi, functionName: 'MIN_DEPOSIT' },
@@ -157,6 +161,7 @@ async function readChecks(
     }),
   )
   const { blockNumber, blockTimestamp } = blockOf(ctx, bn, ts, action)
+  assertReadChain(ctx, chainId, action)
   const decode = withMorphoReachability(ctx, capacity)
   const capValue = resultValue(decode, cap, action)
   const checks: Omit<DepositChecks, 'expectedShares'> = {

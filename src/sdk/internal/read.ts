@@ -3,7 +3,7 @@ import { routerAbi } from '../abis/router.js'
 import { multicall3Abi } from '../abis/venues.js'
 import { multicall3Address } from '../chains.js'
 import type { VaultContext } from '../context.js'
-import type { VaultError } from '../errors/classes.js'
+import { VaultConfigError, type VaultError } from '../errors/classes.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { type Field, unavailable } from '../field.js'
 
@@ -25,6 +25,37 @@ export const blockTimestampCall = {
   abi: multicall3Abi,
   functionName: 'getCurrentBlockTimestamp',
 } as const
+/**
+ * Multicall3's `getChainId()`: the chain the read's state came from, checked at no extra round trip.
+ * A write decided on another chain's state must not be sent.
+ */
+export const chainIdCall = {
+  address: multicall3Address,
+  abi: multicall3Abi,
+  functionName: 'getChainId',
+} as const
+
+/**
+ * Checks that a read came from the client's chain. The RPC behind a URL can change chains while a
+ * process runs (a node swapped behind a load balancer, a misconfigured failover).
+ *
+ * @throws {VaultConfigError} `CHAIN_MISMATCH` with `expected` and `actual`.
+ */
+export function assertReadChain(
+  ctx: VaultContext,
+  chainIdResult: MulticallResponse<bigint>,
+  action: string,
+): void {
+  if (chainIdResult.status === 'failure') {
+    throw toVaultError(chainIdResult.error, { addresses: ctx.addresses, action })
+  }
+  if (chainIdResult.result === BigInt(ctx.chainId)) return
+  throw new VaultConfigError(
+    'CHAIN_MISMATCH',
+    `${action}: the RPC now serves chain ${chainIdResult.result}, not ${ctx.viemChain.name} (${ctx.chainId}), so nothing was sent. Point the RPC URL at a ${ctx.viemChain.name} node.`,
+    { expected: ctx.chainId, actual: Number(chainIdResult.result) },
+  )
+}
 
 /**
  * A vault context plus what a read learned that decodes its failures: `morphoReachable` from the

@@ -415,6 +415,8 @@ class SettlementSweeper {
 /** Whether a failed attempt can succeed when tried again. */
 function retryable(step: SweepStep, error: VaultError): boolean {
   if (step === 'receipt') return !finalReceiptCodes.has(error.code)
+  // The RPC may serve the vault's chain again (a node swapped behind a load balancer); the read checks.
+  if (error.code === 'CHAIN_MISMATCH') return true
   return error.retryable || (step === 'deposit' && redoFromReadCodes.has(error.code))
 }
 
