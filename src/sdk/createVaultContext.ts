@@ -40,14 +40,16 @@ export type CreateVaultContextParameters = {
  */
 export function createVaultContext(parameters: CreateVaultContextParameters): VaultContext {
   const { publicClient, walletClient, chain } = parameters
-  const entry = Object.hasOwn(vaultChains, chain) ? vaultChains[chain] : undefined
+  // A string first: turning any other value into a key or a message can itself throw.
+  const entry =
+    typeof chain === 'string' && Object.hasOwn(vaultChains, chain) ? vaultChains[chain] : undefined
   if (!entry) {
+    const shown =
+      typeof chain === 'string' ? JSON.stringify(chain) : `(${typeof chain}, not a string)`
     throw new VaultConfigError(
       'UNKNOWN_CHAIN',
-      `Unknown chain ${JSON.stringify(String(chain))}: use 'base' or 'base-sepolia'.`,
-      {
-        chain: String(chain),
-      },
+      `Unknown chain ${shown}: use 'base' or 'base-sepolia'.`,
+      { chain: typeof chain === 'string' ? chain : typeof chain },
     )
   }
   if (!publicClient || typeof publicClient.request !== 'function') {

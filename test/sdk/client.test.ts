@@ -103,6 +103,13 @@ describe('createVaultClient', () => {
       () => createVaultClient({ publicClient, chain: 'toString' as never }),
       'UNKNOWN_CHAIN',
     )
+    // A value whose string conversion throws is still a clear error, not a TypeError.
+    for (const chain of [{ toString: 0 }, Symbol('base'), 8453, null]) {
+      expectSyncError(
+        () => createVaultClient({ publicClient, chain: chain as never }),
+        'UNKNOWN_CHAIN',
+      )
+    }
   })
 
   it('extends like a viem client', async () => {
