@@ -12,6 +12,7 @@ import { writeAddressesFile } from './support/addressesFile.js'
 
 const root = join(import.meta.dirname, '..')
 const tsx = join(root, 'node_modules/.bin/tsx')
+const tsc = join(root, 'node_modules/.bin/tsc')
 const readme = await readFile(join(root, 'README.md'), 'utf8')
 const snippets = [...readme.matchAll(/^```ts runnable\n([\s\S]*?)^```$/gm)].map((match, index) => ({
   name: `runnable block ${index + 1} (README line ${readme.slice(0, match.index).split('\n').length})`,
@@ -36,6 +37,11 @@ describe('the README', () => {
     }
     folder = await mkdtemp(join(root, '.readme-snippets-'))
   })
+  async function writeSnippet(index: number, code: string): Promise<string> {
+    const file = join(folder, `snippet-${index}.ts`)
+    await writeFile(file, code)
+    return file
+  }
   afterAll(async () => {
     await devnet?.stop()
     if (folder) await rm(folder, { recursive: true, force: true })
@@ -46,9 +52,27 @@ describe('the README', () => {
     expect(readme).not.toMatch(/later release|empty entry point|> Status:/i)
   })
 
+  it('its runnable blocks type-check under strict TypeScript, as a user would compile them', async () => {
+    const files = await Promise.all(snippets.map(({ code, index }) => writeSnippet(index, code)))
+    // NodeNext resolves `x402-vault` to this package's own exports (dist/ types), as in an app.
+    const options = [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+    ]
+    const more = ['--target', 'es2022', '--types', 'node', '--skipLibCheck']
+    const run = promisify(execFile)(tsc, [...options, ...more, ...files], { cwd: root })
+    // tsc reports its errors on stdout and exits non-zero: show them in the failure.
+    await expect(
+      run.catch((error: { stdout: string }) => Promise.reject(error.stdout)),
+    ).resolves.toBeDefined()
+  })
+
   it.each(snippets)('$name runs as written and exits 0', async ({ code, index }) => {
-    const file = join(folder, `snippet-${index}.ts`)
-    await writeFile(file, code)
+    const file = await writeSnippet(index, code)
     // A non-zero exit rejects, with the snippet's stderr in the message.
     const { stderr } = await promisify(execFile)(tsx, [file], { cwd: root, env })
     expect(stderr).toBe('')
