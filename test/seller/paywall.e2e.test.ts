@@ -6,7 +6,7 @@
  */
 import { createPublicClient, createWalletClient, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { startFacilitatorServer } from '../../src/devnet/facilitator.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
@@ -291,6 +291,39 @@ describe.each(frameworks)('a $name merchant', (framework: Framework) => {
     await shop.events.deposited()
     expect(shop.events.deposits.map((deposit) => deposit.idleAmount)).toEqual([parseUsdc('10.5')])
     expect(shop.events.problems).toEqual([])
+  })
+
+  it('a facilitator slower than its timeout: x402 gives up, the settlement lands anyway, and the next sale sweeps it', async () => {
+    const start = await merchantBalance()
+    // 10 USDC is idle from the start (the protocol minimum): any sweep would deposit.
+    const reserve = start - parseUsdc('10')
+    const shop = await openShop(
+      { minIdleThreshold: '0', reserve, debounceMs: 0 },
+      { paywall: { facilitator: { url: facilitator.url, timeoutMs: 300 } } },
+    )
+    const readsBefore = rpc.sweepReads()
+    // The settlement reaches the facilitator only after x402 stopped waiting for it, and is mined.
+    facilitator.setRule((path) => (path.endsWith('/settle') ? { delayMs: 600 } : undefined))
+    const late = await shop.pay(shop.url('/paid'))
+    expect(late.status).toBe(502)
+    expect(await late.json()).toEqual({ error: expect.stringMatching(/settle request timed out/) })
+    expect(late.headers.get('PAYMENT-RESPONSE')).toBeNull()
+    await vi.waitFor(async () => expect(await merchantBalance()).toBe(start + parseUsdc('0.5')), {
+      timeout: 10_000,
+      interval: 50,
+    })
+    // No after-settle hook ran for it, so no sweep: the money waits in the wallet.
+    await timersTurn()
+    expect(rpc.sweepReads() - readsBefore).toBe(0)
+
+    facilitator.setRule(undefined)
+    const paid = await shop.pay(shop.url('/paid'))
+    expect(paid.status).toBe(200)
+    await shop.events.deposited()
+    // The sweep takes the balance: the late settlement's 0.5 USDC goes in with this sale's.
+    expect(shop.events.deposits.map((deposit) => deposit.idleAmount)).toEqual([parseUsdc('11')])
+    expect(shop.events.problems).toEqual([])
+    expect(await merchantBalance()).toBe(reserve)
   })
 
   it('a handler that answers 500: no settlement, no sweep', async () => {
