@@ -2,17 +2,13 @@
  * `x402-vault sweep`, the built bin, against a devnet: a sweep, a dry run, JSON, nothing to sweep, and
  * the environment and option mistakes that exit with code 2. The private key is never printed.
  */
-import { spawn } from 'node:child_process'
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { formatUsdc, parseUsdc } from '../../src/index.js'
 import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
+import { runCli } from '../support/runCli.js'
 import { usdcBalance } from './fixtures.js'
-
-const cli = join(import.meta.dirname, '../../dist/cli/index.js')
 
 let devnet: Devnet
 let t: DevnetClients
@@ -22,31 +18,12 @@ useDevnet({ chain: 'base-sepolia' }, async (started, clients) => {
   t = clients
 })
 beforeAll(async () => {
-  addressesPath = join(await mkdtemp(join(tmpdir(), 'x402-vault-sweep-')), 'addresses.json')
-  await writeFile(
-    addressesPath,
-    JSON.stringify({ chain: devnet.chain, chainId: devnet.chainId, ...devnet.addresses }),
-  )
+  addressesPath = await writeAddressesFile(devnet)
 })
 
-/** Runs the bin with only the given environment (and PATH); resolves with its exit code and output. */
-function run(args: string[], env: Record<string, string | undefined>) {
-  const child = spawn(process.execPath, [cli, 'sweep', ...args], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString()
-  })
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString()
-  })
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once('close', (code) => resolve({ code, stdout, stderr })),
-  )
-}
+/** Runs `x402-vault sweep` with only the given environment (and PATH). */
+const run = (args: string[], env: Record<string, string | undefined>) =>
+  runCli(['sweep', ...args], env)
 
 const merchantEnv = () => ({
   MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
