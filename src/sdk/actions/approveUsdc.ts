@@ -49,11 +49,7 @@ export type ApproveUsdcResult = {
  * await vault.approveUsdc({ amount: parseUsdc('100') })
  */
 export function approveUsdc(ctx: VaultContext, params: ApproveUsdcParameters): Promise<Hash> {
-  return sendExclusive(
-    ctx,
-    params.account,
-    async (slot) => (await executeApprove(slot, ctx, params)).hash,
-  )
+  return sendExclusive(ctx, params.account, (slot) => executeApprove(slot, ctx, params))
 }
 
 /**

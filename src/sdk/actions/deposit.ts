@@ -105,11 +105,7 @@ export type DepositResult = {
  * const hash = await vault.deposit({ amount: parseUsdc('25') })
  */
 export function deposit(ctx: VaultContext, params: DepositParameters): Promise<Hash> {
-  return sendExclusive(
-    ctx,
-    params.account,
-    async (slot) => (await sendDepositIn(slot, ctx, params)).hash,
-  )
+  return sendExclusive(ctx, params.account, (slot) => sendDepositIn(slot, ctx, params))
 }
 
 /**

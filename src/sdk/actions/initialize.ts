@@ -45,11 +45,7 @@ export type InitializeResult = {
  * const hash = await vault.initialize()
  */
 export function initialize(ctx: VaultContext, params: InitializeParameters = {}): Promise<Hash> {
-  return sendExclusive(
-    ctx,
-    params.account,
-    async (slot) => (await sendInitialize(slot, ctx, params)).hash,
-  )
+  return sendExclusive(ctx, params.account, (slot) => sendInitialize(slot, ctx, params))
 }
 
 async function sendInitialize(

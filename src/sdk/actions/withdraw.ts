@@ -74,11 +74,7 @@ export type WithdrawResult = {
  * await vault.withdraw({ amount: parseUsdc('5') })
  */
 export function withdraw(ctx: VaultContext, params: WithdrawParameters): Promise<Hash> {
-  return sendExclusive(
-    ctx,
-    params.account,
-    async (slot) => (await executeWithdraw(slot, ctx, params)).hash,
-  )
+  return sendExclusive(ctx, params.account, (slot) => executeWithdraw(slot, ctx, params))
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Account, Address, Hash } from 'viem'
 import { waitForTransactionReceipt } from 'viem/actions'
 import type { VaultContext } from '../context.js'
 import { resolveAccount } from './validate.js'
+import type { SentTransaction } from './write.js'
 
 /**
  * The per-account write queue.
@@ -74,18 +75,21 @@ export async function runExclusive<T>(
 /**
  * Runs a write that returns its transaction hash at once (`deposit`, not `depositAndWait`) in the
  * account's slot, and keeps the account held until that transaction's receipt (or until waiting for
- * it fails), so the next write sees its effects.
+ * it fails), so the next write sees its effects. The sender and nonce let the wait end when another
+ * transaction took the nonce slot, even one viem never saw ours before (see `waitForSuccess`).
  *
  * @returns The hash, as soon as the transaction is sent.
  */
 export function sendExclusive(
   ctx: VaultContext,
   account: Account | Address | undefined,
-  send: (slot: WriteSlot) => Promise<Hash>,
+  send: (slot: WriteSlot) => Promise<SentTransaction>,
 ): Promise<Hash> {
   return runExclusive(ctx, account, async (slot) => {
-    const hash = await send(slot)
-    slot.holdUntil(waitForTransactionReceipt(ctx.publicClient, { hash }))
+    const { hash, from, nonce } = await send(slot)
+    slot.holdUntil(
+      waitForTransactionReceipt(ctx.publicClient, { hash, replacement: { from, nonce } }),
+    )
     return hash
   })
 }
