@@ -125,6 +125,25 @@ async function attach(options: Partial<Options> = {}, { timeout }: { timeout?: n
 }
 
 /**
+ * Attaches a sweeper, has a sale start a sweep of 10 USDC, and holds the sweep's deposit at the proxy:
+ * it resolves once the deposit has been sent and is waiting for `held.open()`. `from` is where the
+ * sale's RPC calls start in `rpc.calls`.
+ */
+async function sweepHeldAtItsSend() {
+  const attached = await attach()
+  const held = gate()
+  rpc.setRule(async (calls) => {
+    if (calls.some(isSend)) await held.opened
+    return undefined
+  })
+  await transferToMerchant(devnet, parseUsdc('10'))
+  const from = rpc.calls.length
+  await attached.target.settle(settlementContext())
+  await rpc.until(() => rpc.indexOf(isSend, from) !== -1)
+  return { ...attached, held, from }
+}
+
+/**
  * Waits until a sweep a hook just scheduled (with `debounceMs: 0`) has run: its timer fires first, so
  * it is in the write queue before the manual sweep, which returns after it.
  */
@@ -291,16 +310,7 @@ describe('one sweep at a time', () => {
   })
 
   it('a manual depositIdle waits for the sweep in flight instead of racing it', async () => {
-    const { events, target, sweeper } = await attach()
-    const held = gate()
-    rpc.setRule(async (calls) => {
-      if (calls.some(isSend)) await held.opened
-      return undefined
-    })
-    await transferToMerchant(devnet, parseUsdc('10'))
-    const from = rpc.calls.length
-    await target.settle(settlementContext())
-    await rpc.until(() => rpc.indexOf(isSend, from) !== -1)
+    const { events, sweeper, held, from } = await sweepHeldAtItsSend()
     const manual = sweeper.depositIdle()
     held.open()
     expect(await manual).toMatchObject({ deposited: false, reason: 'below-threshold', idle: 0n })
@@ -591,16 +601,7 @@ describe('another process with the same key', () => {
 
 describe('detach, the timer and the manual sweep', () => {
   it('detach() waits for the sweep in flight and stops every later one', async () => {
-    const { events, target, sweeper } = await attach()
-    const held = gate()
-    rpc.setRule(async (calls) => {
-      if (calls.some(isSend)) await held.opened
-      return undefined
-    })
-    await transferToMerchant(devnet, parseUsdc('10'))
-    const from = rpc.calls.length
-    await target.settle(settlementContext())
-    await rpc.until(() => rpc.indexOf(isSend, from) !== -1)
+    const { events, target, sweeper, held } = await sweepHeldAtItsSend()
     const order: string[] = []
     const detached = sweeper.detach().then(() => order.push('detached'))
     await target.settle(settlementContext()) // inert now
