@@ -62,6 +62,9 @@ export function merchantVault(
 
 const totalSupplySelector = toFunctionSelector('totalSupply()')
 
+/** Whether a JSON-RPC call sends a signed transaction (a sweep's deposit). */
+export const isSend = (call: RpcCall) => call.method === 'eth_sendRawTransaction'
+
 /**
  * Whether a JSON-RPC call is a sweep's read: the Multicall3 `eth_call` that reads, among the rest, the
  * share token's `totalSupply()` (no other merchant read asks for it).

@@ -8,11 +8,12 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
 import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
-import { type CountingProxy, type RpcCall, startCountingProxy } from '../support/countingProxy.js'
+import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { buyerFetch } from './apps.js'
 import {
   depositedIn,
   gate,
+  isSend,
   receiptsFrom,
   transferToMerchant,
   usdcBalance,
@@ -32,8 +33,6 @@ useDevnet({ chain: 'base-sepolia', facilitator: true }, async (started, clients)
   await t.vault.ensureInitializedAndWait()
 })
 afterAll(() => proxy?.close())
-
-const isSend = (call: RpcCall) => call.method === 'eth_sendRawTransaction'
 
 describe('a merchant killed during a sweep', () => {
   it.each([

@@ -21,6 +21,7 @@ import { type CountingProxy, type RpcCall, startCountingProxy } from '../support
 import {
   depositedIn,
   gate,
+  isSend,
   isSweepRead,
   merchantVault,
   receiptsFrom,
@@ -151,8 +152,6 @@ async function afterScheduledSweeps(sweeper: Sweeper) {
   await timersTurn()
   return sweeper.depositIdle()
 }
-
-const isSend = (call: RpcCall) => call.method === 'eth_sendRawTransaction'
 
 describe('what the sweeper counts as income', () => {
   it('a settlement that paid the merchant: a sweep deposits the idle USDC; onIdleDeposit is exact', async () => {
