@@ -37,6 +37,7 @@ import {
   VaultRouterArtifact,
 } from '../../src/devnet/artifacts/index.js'
 import { type Devnet, type DevnetAccount, startDevnet } from '../../src/devnet/startDevnet.js'
+import { permitTypes } from '../../src/sdk/abis/usdc.js'
 import type { VaultTotals, WalletHoldings } from '../../src/sdk/internal/shareMath.js'
 import { withGasMargin } from '../../src/sdk/internal/write.js'
 
@@ -334,15 +335,7 @@ export async function startProtocolHarness() {
   ) {
     return owner.signTypedData({
       domain: usdcDomain(),
-      types: {
-        Permit: [
-          { name: 'owner', type: 'address' },
-          { name: 'spender', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'deadline', type: 'uint256' },
-        ],
-      },
+      types: permitTypes,
       primaryType: 'Permit',
       message: { owner: owner.account.address, ...permit },
     })
