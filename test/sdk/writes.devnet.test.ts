@@ -95,6 +95,17 @@ function otherProcess() {
   })
 }
 
+/** The other process with the merchant key sends `amount` USDC to the buyer, and it is mined. */
+async function otherProcessSpends(amount: bigint) {
+  const hash = await otherProcess().writeContract({
+    address: devnet.addresses.usdc,
+    abi: usdcAbi,
+    functionName: 'transfer',
+    args: [t.buyer.address, amount],
+  })
+  await t.publicClient.waitForTransactionReceipt({ hash })
+}
+
 /** Every transaction `from` sent since block `fromBlock`, with its receipt. */
 async function receiptsFrom(from: Address, fromBlock: bigint): Promise<TransactionReceipt[]> {
   const latest = await t.publicClient.getBlockNumber({ cacheTime: 0 })
@@ -222,13 +233,7 @@ describe('another process with the same key', () => {
       onRead: async ({ method }) => {
         if (!isGasEstimate(method) || moved) return
         moved = true
-        const hash = await otherProcess().writeContract({
-          address: devnet.addresses.usdc,
-          abi: usdcAbi,
-          functionName: 'transfer',
-          args: [t.buyer.address, balance - parseUsdc('1')],
-        })
-        await t.publicClient.waitForTransactionReceipt({ hash })
+        await otherProcessSpends(balance - parseUsdc('1'))
       },
     })
     const nonceBefore = await merchantNonce()
@@ -261,13 +266,7 @@ describe('the nonce is read no later than the state a write was decided on', () 
         // before this nonce read reaches the node.
         moved = true
         await estimated
-        const hash = await otherProcess().writeContract({
-          address: devnet.addresses.usdc,
-          abi: usdcAbi,
-          functionName: 'transfer',
-          args: [t.buyer.address, balance - parseUsdc('1')],
-        })
-        await t.publicClient.waitForTransactionReceipt({ hash })
+        await otherProcessSpends(balance - parseUsdc('1'))
       },
     })
     await expectVaultError(vault.depositAndWait({ amount: parseUsdc('50') }), 'NONCE_CONFLICT')
