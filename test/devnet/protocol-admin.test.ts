@@ -258,9 +258,10 @@ describe('vault protocol: the oracle’s owner surface and public views (PROTOCO
       SHARE_UNIT: 10n ** 24n,
       MORPHO_PEG_ASSETS: 10n ** 12n,
       MAX_STALENESS: 7_200n,
-      MIN_DIFFERENTIAL_RAY_MIN: 10n ** 24n,
-      MIN_DIFFERENTIAL_RAY_MAX: 10n ** 25n,
-      MIN_DIFFERENTIAL_RAY_DELAY: day,
+      DEFAULT_MIN_DIFFERENTIAL_RAY: 2n * 10n ** 24n,
+      MIN_DIFFERENTIAL_RAY_LOWER_BOUND: 10n ** 24n,
+      MIN_DIFFERENTIAL_RAY_UPPER_BOUND: 10n ** 25n,
+      MIN_DIFFERENTIAL_RAY_CHANGE_DELAY: day,
     } as const
     for (const [name, value] of Object.entries(constants)) {
       expect(await read(name as keyof typeof constants), name).toBe(value)

@@ -159,8 +159,8 @@ describe('vault protocol: the oracle against its model (PROTOCOL.md §4.5)', () 
     >
   }
 
-  /** The oracle and its model, kept in step: `lastOptimalVaultType` is what the last observation selected. */
-  type Tracked = { model: OracleModel; lastOptimalVaultType: number }
+  /** The oracle and its model, kept in step. */
+  type Tracked = { model: OracleModel }
 
   /**
    * Rebuilds the model from the chain's own history: the venues as the oracle's constructor saw them, then
@@ -188,19 +188,12 @@ describe('vault protocol: the oracle against its model (PROTOCOL.md §4.5)', () 
     }
     const tracked: Tracked = {
       model: new OracleModel(await readingsAt(constructedAt)),
-      lastOptimalVaultType: 0,
     }
     for (const log of logs) {
       const readings = await readingsAt(log.blockNumber)
       expect(tracked.model.record(readings)).toBe(true)
-      trackSelection(tracked, readings, (await oracleViewsAt(log.blockNumber)).minDifferentialRay)
     }
     return { ...tracked, constructedAt }
-  }
-
-  function trackSelection(tracked: Tracked, readings: Readings, minDifferentialRay: bigint) {
-    const selected = tracked.model.select(readings.time, safetyOf(readings), minDifferentialRay)
-    if (selected) tracked.lastOptimalVaultType = selected.vaultType
   }
 
   /** Compares every view of the oracle at `blockNumber` with the model. */
@@ -224,7 +217,8 @@ describe('vault protocol: the oracle against its model (PROTOCOL.md §4.5)', () 
       lastObservationTime: model.lastObservationTime,
       lastMorphoSharePrice: model.lastMorphoSharePrice,
       checkpointCount: BigInt(model.checkpoints.length),
-      lastOptimalVaultType: tracked.lastOptimalVaultType,
+      // Set to Aave by the constructor and never written by an observation.
+      lastOptimalVaultType: VAULT_TYPE_AAVE,
     })
     const twar = model.twar(now)
     const safety = safetyOf(readings)
@@ -313,7 +307,6 @@ describe('vault protocol: the oracle against its model (PROTOCOL.md §4.5)', () 
               morphoRate: tracked.model.morphoSpotRate,
             },
           ])
-          trackSelection(tracked, readings, (await oracleViewsAt(blockNumber)).minDifferentialRay)
         } else {
           expect(events).toEqual([])
         }

@@ -34,9 +34,11 @@ contract VaultOracle is IVaultOracle, Ownable2Step {
     /// @notice `SHARE_UNIT` is at peg when it converts to at least this many USDC base units.
     uint256 public constant MORPHO_PEG_ASSETS = 1e12;
     uint256 public constant MAX_STALENESS = 7_200;
-    uint256 public constant MIN_DIFFERENTIAL_RAY_MIN = 1e24;
-    uint256 public constant MIN_DIFFERENTIAL_RAY_MAX = 1e25;
-    uint256 public constant MIN_DIFFERENTIAL_RAY_DELAY = 24 hours;
+    /// @notice `minDifferentialRay` at deployment: 0.2 %.
+    uint256 public constant DEFAULT_MIN_DIFFERENTIAL_RAY = 2e24;
+    uint256 public constant MIN_DIFFERENTIAL_RAY_LOWER_BOUND = 1e24;
+    uint256 public constant MIN_DIFFERENTIAL_RAY_UPPER_BOUND = 1e25;
+    uint256 public constant MIN_DIFFERENTIAL_RAY_CHANGE_DELAY = 24 hours;
 
     // solhint-disable var-name-mixedcase
     IAaveV3Pool public immutable AAVE_POOL;
@@ -54,7 +56,7 @@ contract VaultOracle is IVaultOracle, Ownable2Step {
     }
 
     /// @notice Morpho must beat Aave's TWAR by this much (ray) to be chosen while Aave is safe.
-    uint256 public minDifferentialRay = 2e24;
+    uint256 public minDifferentialRay = DEFAULT_MIN_DIFFERENTIAL_RAY;
     uint256 public pendingMinDifferentialRay;
     uint256 public pendingMinDifferentialRayEffectiveAt;
     /// @notice Σ spot × seconds, up to `lastObservationTime`.
@@ -63,6 +65,8 @@ contract VaultOracle is IVaultOracle, Ownable2Step {
     uint256 public aaveSpotRate;
     uint256 public morphoSpotRate;
     uint256 public lastObservationTime;
+    /// @notice Set to Aave by the constructor and never written again (the live oracle's `recordObservation` does
+    ///         not update it), so it reads 0 for ever; the route is `getOptimalVault()`'s.
     uint8 public lastOptimalVaultType;
     /// @notice The Morpho share price the next rise is measured from; it moves only when the price rises.
     uint256 public lastMorphoSharePrice;
@@ -105,6 +109,7 @@ contract VaultOracle is IVaultOracle, Ownable2Step {
         aaveSpotRate = _aaveLiquidityRate();
         lastMorphoSharePrice = morphoVault.convertToAssets(SHARE_UNIT);
         lastObservationTime = block.timestamp;
+        lastOptimalVaultType = VAULT_TYPE_AAVE;
     }
 
     // --------------------------------------------------------- observations
@@ -136,8 +141,6 @@ contract VaultOracle is IVaultOracle, Ownable2Step {
         aaveSpotRate = newAaveSpot;
         morphoSpotRate = newMorphoSpot;
         lastObservationTime = block.timestamp;
-        (bool anySafe, uint8 selected,) = _select();
-        if (anySafe) lastOptimalVaultType = selected;
         emit ObservationRecorded(block.timestamp, newAaveSpot, newMorphoSpot);
     }
 
@@ -182,13 +185,15 @@ contract VaultOracle is IVaultOracle, Ownable2Step {
 
     // ------------------------------------------------------------- owner
 
-    /// @notice Schedules a new Morpho threshold, effective `MIN_DIFFERENTIAL_RAY_DELAY` from now.
+    /// @notice Schedules a new Morpho threshold, effective `MIN_DIFFERENTIAL_RAY_CHANGE_DELAY` from now.
     function setMinDifferentialRay(uint256 newValue) external onlyOwner {
-        if (newValue < MIN_DIFFERENTIAL_RAY_MIN || newValue > MIN_DIFFERENTIAL_RAY_MAX) {
-            revert MinDifferentialRayOutOfBounds(newValue, MIN_DIFFERENTIAL_RAY_MIN, MIN_DIFFERENTIAL_RAY_MAX);
+        if (newValue < MIN_DIFFERENTIAL_RAY_LOWER_BOUND || newValue > MIN_DIFFERENTIAL_RAY_UPPER_BOUND) {
+            revert MinDifferentialRayOutOfBounds(
+                newValue, MIN_DIFFERENTIAL_RAY_LOWER_BOUND, MIN_DIFFERENTIAL_RAY_UPPER_BOUND
+            );
         }
         if (newValue == minDifferentialRay) revert NoChange();
-        uint256 effectiveAt = block.timestamp + MIN_DIFFERENTIAL_RAY_DELAY;
+        uint256 effectiveAt = block.timestamp + MIN_DIFFERENTIAL_RAY_CHANGE_DELAY;
         pendingMinDifferentialRay = newValue;
         pendingMinDifferentialRayEffectiveAt = effectiveAt;
         emit MinDifferentialRayUpdateScheduled(minDifferentialRay, newValue, effectiveAt);

@@ -42,8 +42,8 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     uint256 public constant TVL_CAP_REMOVED = type(uint256).max;
     uint256 public constant DAY_31_OFFSET = 31 days;
     uint256 public constant DAY_91_OFFSET = 91 days;
-    uint256 public constant MORPHO_VIEW_GAS_MIN = 350_000;
-    uint256 public constant MORPHO_VIEW_GAS_MAX = 1_000_000;
+    uint256 public constant MIN_MORPHO_VIEW_GAS = 350_000;
+    uint256 public constant MAX_MORPHO_VIEW_GAS = 1_000_000;
     bytes32 public constant INITIALIZE_FOR_TYPEHASH =
         keccak256("InitializeFor(address wallet,uint256 deadline,uint256 nonce)");
 
@@ -65,7 +65,7 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     bool public depositsPaused;
     /// @notice Gas given to the Morpho vault's `convertToAssets` when planning withdrawals, so a broken venue
     ///         cannot make `withdrawCapacity` run out of gas.
-    uint256 public morphoViewGas = MORPHO_VIEW_GAS_MIN;
+    uint256 public morphoViewGas = MIN_MORPHO_VIEW_GAS;
 
     /// @notice What the venues can pay out right now; shared by `withdrawCapacity` and `withdraw`.
     struct VaultCapacity {
@@ -382,8 +382,8 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     }
 
     function setMorphoViewGas(uint256 newGas) external onlyEmergencyMultisig {
-        if (newGas < MORPHO_VIEW_GAS_MIN || newGas > MORPHO_VIEW_GAS_MAX) {
-            revert MorphoViewGasOutOfBounds(newGas, MORPHO_VIEW_GAS_MIN, MORPHO_VIEW_GAS_MAX);
+        if (newGas < MIN_MORPHO_VIEW_GAS || newGas > MAX_MORPHO_VIEW_GAS) {
+            revert MorphoViewGasOutOfBounds(newGas, MIN_MORPHO_VIEW_GAS, MAX_MORPHO_VIEW_GAS);
         }
         emit MorphoViewGasUpdated(morphoViewGas, newGas);
         morphoViewGas = newGas;
@@ -474,6 +474,8 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         VaultCapacity memory capacity = _capacity();
         if (!capacity.morphoReachable) revert MorphoUnreachable();
         uint256 held = capacity.aaveAssetsHeld + capacity.morphoAssetsHeld;
+        // Shares left while the venues hold nothing (dust after the last full exit) are not a liquidity shortage.
+        if (held == 0) revert ZeroAmount();
         uint256 gross = _sharesToAssets(shares, held, DV_USDC.totalSupply() + shares);
 
         uint256 targetAave;
