@@ -1,4 +1,9 @@
 import {
+  PERMIT2_ADDRESS,
+  x402ExactPermit2ProxyAddress,
+  x402UptoPermit2ProxyAddress,
+} from '@x402/evm'
+import {
   type Abi,
   type Account,
   type Address,
@@ -21,10 +26,13 @@ import {
   MockATokenArtifact,
   MockMorphoVaultArtifact,
   Multicall3Artifact,
+  Permit2Artifact,
   ShareTokenArtifact,
   TestUSDCArtifact,
   VaultOracleArtifact,
   VaultRouterArtifact,
+  X402ExactPermit2ProxyArtifact,
+  X402UptoPermit2ProxyArtifact,
 } from './artifacts/index.js'
 import { DevnetError } from './errors.js'
 
@@ -39,6 +47,9 @@ export type DeployerClient<
   undefined,
   WalletActions<chain, account> & PublicActions<Transport, chain, account>
 >
+
+/** The name of Circle's USDC on Base, which is also its EIP-712 domain name. */
+export const circleUsdcName = 'USD Coin'
 
 /** 3.5 % a year, in ray: the Aave stand-in's default supply rate. */
 export const defaultAaveLiquidityRateRay = 35n * 10n ** 24n
@@ -67,6 +78,12 @@ export type DeployVaultStackArgs<chain extends Chain | undefined, account extend
   morphoRateRay?: bigint
   /** USDC (base units) supplied to each venue by the deployer. Default {@link defaultVenueSeedUsdc}. */
   venueSeedUsdc?: bigint
+  /**
+   * The vault's USDC, already on chain (e.g. put at its live address with {@link installAt}). It needs an open
+   * `mint(address,uint256)`: the venues mint the USDC that backs their interest. Default: a Circle-style test USDC
+   * ("USD Coin", EIP-3009) deployed first.
+   */
+  usdc?: Address
 }
 
 type Venues = Pick<VaultAddresses, 'usdc' | 'aToken' | 'aavePool' | 'morphoVault'>
@@ -79,8 +96,8 @@ type Venues = Pick<VaultAddresses, 'usdc' | 'aToken' | 'aavePool' | 'morphoVault
  * The 5 minutes are real chain time (anvil's `evm_increaseTime`): start anvil 5 minutes in the past, as
  * `startDevnet` does, so the chain ends at wall-clock time (x402 authorizations are wall-clock windows).
  *
- * @param args - The deployer client, and optionally the treasury, the emergency multisig, the two rates and
- *   the venues' seed liquidity.
+ * @param args - The deployer client, and optionally the treasury, the emergency multisig, the two rates, the
+ *   venues' seed liquidity and a USDC already on chain.
  * @returns The addresses of the deployed contracts.
  * @throws {DevnetError} `DEPLOY_FAILED` when a transaction reverts or lands at an unexpected address (another
  *   transaction from the deployer raced the batch).
@@ -95,7 +112,14 @@ export async function deployVaultStack<chain extends Chain | undefined, account 
   // viem's client generics are invariant; past the signature only the common wallet surface is needed.
   const client = args.client as unknown as DeployerClient
   const deployer = client.account.address
-  const venues = await deployVenues(client, {
+  const usdc =
+    args.usdc ??
+    (
+      await deployBatch(client, {
+        usdc: { artifact: TestUSDCArtifact, args: () => [circleUsdcName] },
+      })
+    ).usdc
+  const venues = await deployVenues(client, usdc, {
     aaveLiquidityRateRay: args.aaveLiquidityRateRay ?? defaultAaveLiquidityRateRay,
     morphoRateRay: args.morphoRateRay ?? defaultMorphoRateRay,
   })
@@ -130,23 +154,24 @@ export async function deployVaultStack<chain extends Chain | undefined, account 
   return { ...venues, oracle, ...core }
 }
 
-/** The test USDC, the Aave pool stand-in with its aToken, and the Morpho vault stand-in. */
+/** The Aave pool stand-in with its aToken, and the Morpho vault stand-in, over `usdc`. */
 async function deployVenues(
   client: DeployerClient,
+  usdc: Address,
   rates: { aaveLiquidityRateRay: bigint; morphoRateRay: bigint },
 ): Promise<Venues> {
-  return deployBatch(client, {
-    usdc: { artifact: TestUSDCArtifact, args: () => [] },
-    aToken: { artifact: MockATokenArtifact, args: (at) => [at.aavePool, at.usdc] },
+  const venues = await deployBatch(client, {
+    aToken: { artifact: MockATokenArtifact, args: (at) => [at.aavePool, usdc] },
     aavePool: {
       artifact: MockAavePoolArtifact,
-      args: (at) => [at.usdc, at.aToken, rates.aaveLiquidityRateRay],
+      args: (at) => [usdc, at.aToken, rates.aaveLiquidityRateRay],
     },
     morphoVault: {
       artifact: MockMorphoVaultArtifact,
-      args: (at) => [at.usdc, rates.morphoRateRay],
+      args: () => [usdc, rates.morphoRateRay],
     },
   })
+  return { usdc, ...venues }
 }
 
 /** Gives each venue `amount` of liquidity from the deployer, so utilisation and share prices are live-like. */
@@ -221,6 +246,105 @@ export async function installMulticall3(client: Client): Promise<Address> {
     })
   }
   return multicall3Address
+}
+
+/**
+ * Puts a contract at a fixed address, as anvil lets a devnet do for contracts that live at known addresses (Permit2,
+ * x402's proxies, the live tokens): deploys it, moves its runtime code and the storage its constructor wrote to `at`
+ * (`anvil_setCode`, `anvil_setStorageAt`), and removes the code from where it was deployed.
+ *
+ * Immutables travel with the code, so one that embeds an address must already hold the right one (a constructor
+ * argument such as the canonical Permit2); one derived from `address(this)`, such as a cached EIP-712 domain, must
+ * be recomputed when the address differs, as OpenZeppelin's `EIP712` does.
+ *
+ * @param client - The deployer client, connected to anvil.
+ * @param contract - The artifact, its constructor arguments, and the address to install it at.
+ * @returns `at`.
+ * @throws {DevnetError} `DEPLOY_FAILED` when the deployment reverts or the code could not be moved.
+ * @example
+ * await installAt(client, { artifact: Permit2Artifact, args: [], at: '0x000000000022D473030F116dDEE9F6B43aC78BA3' })
+ */
+export async function installAt<chain extends Chain | undefined, account extends Account>(
+  client: DeployerClient<chain, account>,
+  contract: {
+    artifact: { contractName: string; abi: Abi; bytecode: Hex }
+    args: readonly unknown[]
+    at: Address
+  },
+): Promise<Address> {
+  const deployer = client as unknown as DeployerClient
+  const { contractName } = contract.artifact
+  const request = client.request as unknown as EIP1193RequestFn
+  const hash = await attempt(`send the ${contractName} deployment`, () =>
+    deployer.deployContract({
+      abi: contract.artifact.abi,
+      bytecode: contract.artifact.bytecode,
+      args: contract.args,
+      gas: deployGasLimit,
+      chain: deployer.chain,
+      account: deployer.account,
+    }),
+  )
+  const receipt = await deployer.waitForTransactionReceipt({
+    hash,
+    pollingInterval: receiptPollingInterval,
+  })
+  const deployed = receipt.contractAddress
+  if (receipt.status !== 'success' || !deployed) {
+    throw new DevnetError(`The ${contractName} deployment reverted.`, {
+      code: 'DEPLOY_FAILED',
+      details: `transaction ${hash}`,
+    })
+  }
+  await attempt(`install ${contractName} at ${contract.at}`, async () => {
+    // The state diff of the deployment names every slot the constructor wrote, whatever the contract's layout.
+    const diff = (await request({
+      method: 'debug_traceTransaction',
+      params: [hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }],
+    })) as { post?: Record<string, { storage?: Record<Hex, Hex> }> }
+    const written = Object.entries(diff.post ?? {}).find(
+      ([address]) => address.toLowerCase() === deployed.toLowerCase(),
+    )?.[1].storage
+    const code = (await request({ method: 'eth_getCode', params: [deployed, 'latest'] })) as Hex
+    await request({ method: 'anvil_setCode', params: [contract.at, code] })
+    for (const [slot, value] of Object.entries(written ?? {})) {
+      await request({ method: 'anvil_setStorageAt', params: [contract.at, slot, value] })
+    }
+    await request({ method: 'anvil_setCode', params: [deployed, '0x'] })
+    const installed = await request({ method: 'eth_getCode', params: [contract.at, 'latest'] })
+    if (installed !== code)
+      throw new Error(`eth_getCode(${contract.at}) differs from the deployed code`)
+  })
+  return contract.at
+}
+
+/**
+ * Installs the devnet's Permit2 and x402's two Permit2 proxies (`exact` and `upto`) at their canonical addresses,
+ * the ones x402's client signs for and its facilitator calls. The proxies' immutable `PERMIT2` is the canonical
+ * Permit2.
+ *
+ * @param client - The deployer client, connected to anvil.
+ * @returns The three addresses.
+ * @throws {DevnetError} `DEPLOY_FAILED` when one could not be installed.
+ * @example
+ * const { permit2 } = await installX402Permit2(client) // '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+ */
+export async function installX402Permit2<chain extends Chain | undefined, account extends Account>(
+  client: DeployerClient<chain, account>,
+): Promise<{ permit2: Address; exactPermit2Proxy: Address; uptoPermit2Proxy: Address }> {
+  return {
+    permit2: await installAt(client, { artifact: Permit2Artifact, args: [], at: PERMIT2_ADDRESS }),
+    exactPermit2Proxy: await installAt(client, {
+      artifact: X402ExactPermit2ProxyArtifact,
+      args: [PERMIT2_ADDRESS],
+      at: x402ExactPermit2ProxyAddress,
+    }),
+    uptoPermit2Proxy: await installAt(client, {
+      artifact: X402UptoPermit2ProxyArtifact,
+      args: [PERMIT2_ADDRESS],
+      at: x402UptoPermit2ProxyAddress,
+    }),
+  }
 }
 
 type Deployment<name extends string> = {

@@ -17,4 +17,9 @@ export {
   type StartDevnetOptions,
   startDevnet,
 } from './startDevnet.js'
+export {
+  circleTestUsdcAddress,
+  type DevnetTokens,
+  type DevnetUsdcFlavour,
+} from './tokens.js'
 export { writeAddressesFile } from './writeAddressesFile.js'

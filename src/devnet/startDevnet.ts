@@ -12,9 +12,20 @@ import {
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts'
 import { type VaultAddresses, type VaultChainName, vaultChains } from '../sdk/chains.js'
 import { startAnvil } from './anvil.js'
-import { deployVaultStack, installMulticall3, oracleSeedDelaySeconds } from './deploy.js'
+import {
+  deployVaultStack,
+  installMulticall3,
+  installX402Permit2,
+  oracleSeedDelaySeconds,
+} from './deploy.js'
 import { DevnetError } from './errors.js'
 import { startFacilitatorServer } from './facilitator.js'
+import {
+  type DevnetTokens,
+  type DevnetUsdcFlavour,
+  devnetUsdcFlavours,
+  installDevnetTokens,
+} from './tokens.js'
 
 /** A devnet account. Its key is public knowledge (anvil's test mnemonic): never use it on a real network. */
 export type DevnetAccount = { address: Address; privateKey: Hex }
@@ -26,8 +37,15 @@ export type StartDevnetOptions = {
   port?: number
   /** Also serve a local x402 facilitator; `{ bearerToken }` makes it require that token. */
   facilitator?: boolean | { bearerToken?: string; port?: number }
-  /** Test USDC (base units) minted to the merchant and to the buyer. Default 1,000 USDC each. */
+  /** Test USDC (base units) of each token minted to the merchant and to the buyer. Default 1,000 USDC each. */
   fundUsdc?: bigint
+  /**
+   * Which live token the vault's USDC imitates. `'aave-test'` (only on `base-sepolia`): Aave's test USDC at its
+   * live address, with EIP-2612 `permit` (version "1") and no EIP-3009, so x402 buyers pay through Permit2, as on
+   * the real test network. `'circle'`: Circle-style "USD Coin" with EIP-3009 (on `base-sepolia` at an address of
+   * the devnet's own). Default `'circle'`.
+   */
+  usdc?: DevnetUsdcFlavour
 }
 
 export type Devnet = {
@@ -37,6 +55,11 @@ export type Devnet = {
   /** The viem chain of the imitated network with its RPC URL pointed at the devnet. */
   viemChain: Chain
   addresses: VaultAddresses
+  /**
+   * The tokens: the vault's USDC and its flavour, and on `base-sepolia` Circle's test USDC. Permit2 and x402's
+   * Permit2 proxies answer at their canonical addresses on both chains.
+   */
+  tokens: DevnetTokens
   accounts: {
     /** Deploys the stack; owner of the test knobs and the router's emergency multisig. */
     deployer: DevnetAccount
@@ -64,11 +87,12 @@ const usdcMintAbi = parseAbi(['function mint(address to, uint256 amount)'])
  *
  * Anvil runs with the chain id of `base-sepolia` or `base`, so the SDK treats it like the public
  * network with an address override. The genesis block sits above viem's Multicall3 `blockCreated`
- * for that chain, so block-pinned multicalls work. The stack is deployed as the live one was: venues
- * with liquidity, then the oracle's first observation 5 minutes later; the chain then runs on
- * wall-clock time.
+ * for that chain, so block-pinned multicalls work. The tokens sit at their live addresses (see the
+ * `usdc` option for the one exception), and Permit2 and x402's Permit2 proxies at their canonical
+ * ones. The stack is deployed as the live one was: venues with liquidity, then the oracle's first
+ * observation 5 minutes later; the chain then runs on wall-clock time.
  *
- * @param options - chain, port, facilitator, funding.
+ * @param options - chain, port, facilitator, funding, the vault USDC's flavour.
  * @returns The devnet: RPC URL, addresses, accounts, `advanceTime`, `stop`.
  * @example
  * const devnet = await startDevnet({ chain: 'base-sepolia', facilitator: true })
@@ -91,6 +115,19 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     throw new DevnetError(`Invalid port ${String(options.port)}.`, {
       code: 'INVALID_OPTIONS',
       details: 'Give an integer from 0 to 65535, or leave it out for a free port.',
+    })
+  }
+  const usdcFlavour = options.usdc ?? 'circle'
+  if (!(devnetUsdcFlavours as readonly unknown[]).includes(usdcFlavour)) {
+    throw new DevnetError(`Unknown USDC flavour ${JSON.stringify(String(usdcFlavour))}.`, {
+      code: 'INVALID_OPTIONS',
+      details: "Use 'circle' or 'aave-test'.",
+    })
+  }
+  if (usdcFlavour === 'aave-test' && chainName !== 'base-sepolia') {
+    throw new DevnetError("The 'aave-test' USDC exists only on base-sepolia.", {
+      code: 'INVALID_OPTIONS',
+      details: "On base the vault's USDC is Circle's: leave `usdc` out, or use 'circle'.",
     })
   }
   const multicallBlock = entry.viemChain.contracts?.multicall3?.blockCreated ?? 0
@@ -142,18 +179,30 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     })
 
     await installMulticall3(client)
-    const addresses = await deployVaultStack({ client })
+    const installed = await installDevnetTokens(client, chainName, usdcFlavour)
+    const addresses = await deployVaultStack({
+      client,
+      ...(installed.usdc ? { usdc: installed.usdc } : {}),
+    })
+    await installX402Permit2(client)
+    const tokens: DevnetTokens = {
+      usdc: addresses.usdc,
+      usdcFlavour,
+      ...(installed.circleTestUsdc ? { circleTestUsdc: installed.circleTestUsdc } : {}),
+    }
 
     const fund = options.fundUsdc ?? 1_000_000_000n
-    for (const wallet of [accounts.merchant.address, accounts.buyer.address]) {
-      const hash = await client.writeContract({
-        address: addresses.usdc,
-        abi: usdcMintAbi,
-        functionName: 'mint',
-        args: [wallet, fund],
-      })
-      const receipt = await client.waitForTransactionReceipt({ hash })
-      if (receipt.status !== 'success') throw new Error(`funding ${wallet} reverted`)
+    for (const token of [tokens.usdc, tokens.circleTestUsdc].filter((token) => token)) {
+      for (const wallet of [accounts.merchant.address, accounts.buyer.address]) {
+        const hash = await client.writeContract({
+          address: token as Address,
+          abi: usdcMintAbi,
+          functionName: 'mint',
+          args: [wallet, fund],
+        })
+        const receipt = await client.waitForTransactionReceipt({ hash })
+        if (receipt.status !== 'success') throw new Error(`funding ${wallet} reverted`)
+      }
     }
 
     let facilitatorUrl: string | undefined
@@ -176,6 +225,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       chainId: entry.chainId,
       viemChain,
       addresses,
+      tokens,
       accounts,
       ...(facilitatorUrl ? { facilitatorUrl } : {}),
       async advanceTime(seconds) {

@@ -23,15 +23,19 @@ describe('compiled contract artifacts', () => {
   it('export every deployable contract with its ABI and bytecode', () => {
     const names = Object.values(artifacts).map((artifact) => artifact.contractName)
     expect(names).toEqual([
+      'AaveTestUSDC',
       'FeeCollector',
       'MockAToken',
       'MockAavePool',
       'MockMorphoVault',
       'Multicall3',
+      'Permit2',
       'ShareToken',
       'TestUSDC',
       'VaultOracle',
       'VaultRouter',
+      'X402ExactPermit2Proxy',
+      'X402UptoPermit2Proxy',
     ])
     for (const artifact of Object.values(artifacts)) {
       expect(artifact.bytecode, artifact.contractName).toMatch(/^0x[0-9a-f]+$/)

@@ -7,8 +7,9 @@ import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/Signa
 import {Nonces} from "@openzeppelin/contracts/utils/Nonces.sol";
 
 /// @title TestUSDC
-/// @notice Devnet stand-in for Circle's USDC on Base: "USD Coin" / "USDC", 6 decimals, EIP-712 domain
-///         version "2", EIP-2612 `permit` and EIP-3009 transfer/receive/cancel authorizations.
+/// @notice Devnet stand-in for Circle's USDC: symbol "USDC", 6 decimals, EIP-712 domain version "2", EIP-2612
+///         `permit` and EIP-3009 transfer/receive/cancel authorizations. The name is the deployment's: "USD Coin" for
+///         USDC on Base, "USDC" for Circle's test USDC on Base Sepolia.
 /// @dev Failures revert with reason strings, as both live vault USDCs do (PROTOCOL.md §4.3): a transfer beyond the
 ///      balance or the allowance gives `ERC20: transfer amount exceeds balance` / `… exceeds allowance` (the
 ///      allowance is checked first, as in Circle's FiatToken), and signature failures give Circle's messages, which
@@ -33,7 +34,8 @@ contract TestUSDC is ERC20, EIP712, Nonces {
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
     event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
 
-    constructor() ERC20("USD Coin", "USDC") EIP712("USD Coin", "2") {}
+    /// @param tokenName The ERC-20 name, which is also the EIP-712 domain name.
+    constructor(string memory tokenName) ERC20(tokenName, "USDC") EIP712(tokenName, "2") {}
 
     function decimals() public pure override returns (uint8) {
         return 6;
