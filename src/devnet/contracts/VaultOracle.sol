@@ -18,8 +18,8 @@ import {IVaultOracle} from "./interfaces/IVaultOracle.sol";
 ///      Devnet extra (owner only, not on the live contract): `setObservationsPaused`, which makes
 ///      `recordObservation` revert so a test can let the oracle go stale while every venue is healthy.
 contract VaultOracle is IVaultOracle, Ownable2Step {
-    uint8 public constant VAULT_TYPE_AAVE = 0;
-    uint8 public constant VAULT_TYPE_MORPHO = 1;
+    uint8 private constant VAULT_TYPE_AAVE = 0;
+    uint8 private constant VAULT_TYPE_MORPHO = 1;
     uint256 public constant TWAR_WINDOW = 14_400;
     uint256 public constant MIN_OBSERVATION_INTERVAL = 300;
     uint256 public constant BUFFER_SIZE = 48;
