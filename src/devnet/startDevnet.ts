@@ -24,7 +24,8 @@ import {
   type DevnetTokens,
   type DevnetUsdcFlavour,
   devnetUsdcFlavours,
-  installDevnetTokens,
+  installCircleTestUsdc,
+  installVaultUsdc,
 } from './tokens.js'
 
 /** A devnet account. Its key is public knowledge (anvil's test mnemonic): never use it on a real network. */
@@ -179,17 +180,16 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     })
 
     await installMulticall3(client)
-    const installed = await installDevnetTokens(client, chainName, usdcFlavour)
-    const addresses = await deployVaultStack({
-      client,
-      ...(installed.usdc ? { usdc: installed.usdc } : {}),
-    })
-    await installX402Permit2(client)
+    const liveUsdc = await installVaultUsdc(client, chainName, usdcFlavour)
+    const addresses = await deployVaultStack({ client, ...(liveUsdc ? { usdc: liveUsdc } : {}) })
     const tokens: DevnetTokens = {
       usdc: addresses.usdc,
       usdcFlavour,
-      ...(installed.circleTestUsdc ? { circleTestUsdc: installed.circleTestUsdc } : {}),
+      ...(chainName === 'base-sepolia'
+        ? { circleTestUsdc: await installCircleTestUsdc(client) }
+        : {}),
     }
+    await installX402Permit2(client)
 
     const fund = options.fundUsdc ?? 1_000_000_000n
     for (const token of [tokens.usdc, tokens.circleTestUsdc].filter((token) => token)) {

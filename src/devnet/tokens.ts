@@ -35,44 +35,51 @@ export type DevnetTokens = {
 }
 
 /**
- * Installs the chain's tokens at their live addresses: on `base`, Circle's USDC ("USD Coin"); on `base-sepolia`,
- * Circle's test USDC ("USDC") and, for `'aave-test'`, the vault's USDC as Aave's test token.
+ * Installs the vault's USDC at its live address where the devnet keeps it there: Circle-style USDC ("USD Coin") on
+ * `base`; Aave's test USDC on `base-sepolia` for `'aave-test'`.
  *
- * The `'circle'` flavour of the vault USDC on `base-sepolia` is left to the vault stack, which deploys it at an
- * address of the devnet's own: at the live address the SDK would take it for the public test-network asset, which
- * buyers pay through Permit2, while this token is paid with EIP-3009.
+ * The `'circle'` flavour on `base-sepolia` is left to the vault stack, which deploys it at an address of the
+ * devnet's own: at the live address the SDK would take it for the public test-network asset, which buyers pay
+ * through Permit2, while this token is paid with EIP-3009. Either way the deployer's first nonce goes to the USDC,
+ * so the rest of the stack gets the same addresses on both chains.
  *
  * @param client - The deployer client, connected to anvil.
  * @param chain - The chain the devnet imitates.
  * @param flavour - The vault USDC's flavour (`'aave-test'` only on `base-sepolia`).
- * @returns The vault USDC's address (`undefined` when the vault stack should deploy it) and Circle's test USDC's.
+ * @returns Its address, or `undefined` when the vault stack should deploy it.
  * @example
- * const tokens = await installDevnetTokens(client, 'base-sepolia', 'aave-test')
- * const addresses = await deployVaultStack({ client, ...(tokens.usdc ? { usdc: tokens.usdc } : {}) })
+ * const usdc = await installVaultUsdc(client, 'base-sepolia', 'aave-test') // '0xba50…4D5f'
+ * const addresses = await deployVaultStack({ client, ...(usdc ? { usdc } : {}) })
  */
-export async function installDevnetTokens<chain extends Chain | undefined, account extends Account>(
+export async function installVaultUsdc<chain extends Chain | undefined, account extends Account>(
   client: DeployerClient<chain, account>,
   chain: VaultChainName,
   flavour: DevnetUsdcFlavour,
-): Promise<{ usdc?: Address; circleTestUsdc?: Address }> {
-  const live = vaultChains[chain].addresses.usdc
+): Promise<Address | undefined> {
+  const at = vaultChains[chain].addresses.usdc
+  if (flavour === 'aave-test')
+    return installAt(client, { artifact: AaveTestUSDCArtifact, args: [], at })
   if (chain === 'base') {
-    return {
-      usdc: await installAt(client, {
-        artifact: TestUSDCArtifact,
-        args: [circleUsdcName],
-        at: live,
-      }),
-    }
+    return installAt(client, { artifact: TestUSDCArtifact, args: [circleUsdcName], at })
   }
-  const circleTestUsdc = await installAt(client, {
+  return undefined
+}
+
+/**
+ * Installs Circle's test USDC ("USDC", version "2", EIP-2612 and EIP-3009) at its live Base Sepolia address.
+ *
+ * @param client - The deployer client, connected to anvil.
+ * @returns Its address.
+ * @example
+ * await installCircleTestUsdc(client) // '0x036CbD53842c5426634e7929541eC2318f3dCF7e'
+ */
+export async function installCircleTestUsdc<
+  chain extends Chain | undefined,
+  account extends Account,
+>(client: DeployerClient<chain, account>): Promise<Address> {
+  return installAt(client, {
     artifact: TestUSDCArtifact,
     args: [circleTestUsdcName],
     at: circleTestUsdcAddress,
   })
-  if (flavour === 'circle') return { circleTestUsdc }
-  return {
-    usdc: await installAt(client, { artifact: AaveTestUSDCArtifact, args: [], at: live }),
-    circleTestUsdc,
-  }
 }
