@@ -33,6 +33,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
+import { permitTypes, usdcAbi } from '../../src/sdk/abis/usdc.js'
 import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
 import { expectForeignError, expectRevertReason } from './protocolHarness.js'
 
@@ -80,18 +81,6 @@ const permitBatchTransferFromTypes = {
   ],
   TokenPermissions: permitTransferFromTypes.TokenPermissions,
 } as const
-
-const eip2612PermitTypes = {
-  Permit: [
-    { name: 'owner', type: 'address' },
-    { name: 'spender', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-} as const
-
-const nonceAbi = parseAbi(['function nonces(address owner) view returns (uint256)'])
 
 const chains = [
   { chain: 'base-sepolia', usdc: 'aave-test', domain: { name: 'USDC', version: '1' } },
@@ -218,13 +207,13 @@ describe.each(chains)('Permit2 and x402’s Permit2 proxies on $chain ($usdc USD
   async function signPermitForPermit2(value: bigint, deadline: bigint) {
     const nonce = await clients.publicClient.readContract({
       address: usdc(),
-      abi: nonceAbi,
+      abi: usdcAbi,
       functionName: 'nonces',
       args: [clients.buyer.address],
     })
     const signature = await clients.buyer.signTypedData({
       domain: { ...setting.domain, chainId: devnet.chainId, verifyingContract: usdc() },
-      types: eip2612PermitTypes,
+      types: permitTypes,
       primaryType: 'Permit',
       message: { owner: clients.buyer.address, spender: PERMIT2_ADDRESS, value, nonce, deadline },
     })

@@ -2,6 +2,8 @@
  * The devnet's tokens as the live chains have them: where they sit, how they describe themselves, and, for the
  * vault's USDC on Base Sepolia (Aave's test token), a permit in version "1" and no EIP-3009 at all.
  */
+
+import { eip3009ABI } from '@x402/evm'
 import {
   type Address,
   BaseError,
@@ -21,29 +23,23 @@ import { DevnetError } from '../../src/devnet/errors.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { circleTestUsdcAddress } from '../../src/devnet/tokens.js'
 import { parseUsdc, vaultChains } from '../../src/index.js'
+import { permitTypes } from '../../src/sdk/abis/usdc.js'
 import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
 import { expectRevertReason } from './protocolHarness.js'
 
 const aaveToken = AaveTestUSDCArtifact.abi
 const circleToken = TestUSDCArtifact.abi
-/** What an EIP-3009 token answers and the Aave test token must not. */
-const eip3009Abi = parseAbi([
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
-  'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-  'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
-  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
-  'function version() view returns (string)',
-])
-const permitTypes = {
-  Permit: [
-    { name: 'owner', type: 'address' },
-    { name: 'spender', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-} as const
+/**
+ * What an EIP-3009 token answers and the Aave test token must not: x402's own EIP-3009 ABI (both
+ * `transferWithAuthorization` forms, `authorizationState`, `version`), plus Circle's payee-only variant.
+ */
+const eip3009Abi = [
+  ...eip3009ABI,
+  ...parseAbi([
+    'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+    'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  ]),
+] as const
 const fund = 1_000_000_000n
 
 /** The revert data of a call that must revert, `0x` when it reverted with none. */
@@ -186,27 +182,19 @@ describe("the vault's USDC on base-sepolia as Aave's test token (usdc: 'aave-tes
     const nonce = `0x${'11'.repeat(32)}` as const
     const window = [0n, (await now()) + 3600n] as const
     const r = `0x${'22'.repeat(32)}` as const
+    const authorization = [buyer.address, merchant.address, 1n, ...window, nonce] as const
+    const signatures = [[27, r, r], [`0x${'33'.repeat(65)}`]] as const
     const calls = [
-      encodeFunctionData({
-        abi: eip3009Abi,
-        functionName: 'transferWithAuthorization',
-        args: [buyer.address, merchant.address, 1n, ...window, nonce, 27, r, r],
-      }),
-      encodeFunctionData({
-        abi: eip3009Abi,
-        functionName: 'transferWithAuthorization',
-        args: [buyer.address, merchant.address, 1n, ...window, nonce, `0x${'33'.repeat(65)}`],
-      }),
-      encodeFunctionData({
-        abi: eip3009Abi,
-        functionName: 'receiveWithAuthorization',
-        args: [buyer.address, merchant.address, 1n, ...window, nonce, 27, r, r],
-      }),
-      encodeFunctionData({
-        abi: eip3009Abi,
-        functionName: 'receiveWithAuthorization',
-        args: [buyer.address, merchant.address, 1n, ...window, nonce, `0x${'33'.repeat(65)}`],
-      }),
+      ...(['transferWithAuthorization', 'receiveWithAuthorization'] as const).flatMap(
+        (functionName) =>
+          signatures.map((signature) =>
+            encodeFunctionData({
+              abi: eip3009Abi,
+              functionName,
+              args: [...authorization, ...signature] as never,
+            }),
+          ),
+      ),
       encodeFunctionData({
         abi: eip3009Abi,
         functionName: 'authorizationState',
@@ -285,22 +273,14 @@ describe("the vault's USDC on base-sepolia as Aave's test token (usdc: 'aave-tes
 
   it('mints for tests: the faucet is open to anyone', async () => {
     const stranger = clients.buyer
-    await mined(
-      clients.walletFor(stranger).writeContract({
-        address: usdc(),
-        abi: aaveToken,
-        functionName: 'mint',
-        args: [devnet.accounts.deployer.address, 5n],
-      }),
-    )
-    await mined(
-      clients.walletFor(stranger).writeContract({
-        address: usdc(),
-        abi: aaveToken,
-        functionName: 'mint',
-        args: [7n],
-      }),
-    )
+    // Both of Aave's forms: to an account, and to the caller.
+    for (const args of [[devnet.accounts.deployer.address, 5n], [7n]] as const) {
+      await mined(
+        clients
+          .walletFor(stranger)
+          .writeContract({ address: usdc(), abi: aaveToken, functionName: 'mint', args }),
+      )
+    }
     expect(
       await clients.publicClient.readContract({
         address: usdc(),
