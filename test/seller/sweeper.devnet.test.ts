@@ -168,11 +168,16 @@ describe('what the sweeper counts as income', () => {
     await events.deposited()
     expect(events.deposits).toEqual([
       {
+        deposited: true,
         idleAmount: parseUsdc('12'),
         reserveFloor: reserve,
         txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
         wallet: devnet.accounts.merchant.address,
         walletBalance: reserve + parseUsdc('12'),
+        minDeposit: parseUsdc('10'),
+        sharesMinted: expect.any(BigInt),
+        blockNumber: expect.any(BigInt),
+        method: expect.stringMatching(/^deposit(WithPermit)?$/),
         settlements: [
           {
             txHash: payment,
@@ -212,7 +217,7 @@ describe('what the sweeper counts as income', () => {
     // Only the manual sweep reads; it finds the 20 USDC the ignored settlement did not sweep.
     const manual = await afterScheduledSweeps(sweeper)
     expect(rpc.sweepReads() - readsBefore).toBe(1)
-    expect(manual).toMatchObject({ deposited: true, amount: parseUsdc('20') })
+    expect(manual).toMatchObject({ deposited: true, idleAmount: parseUsdc('20') })
     expect(events.problems).toEqual([])
   })
 
@@ -312,7 +317,11 @@ describe('one sweep at a time', () => {
     const { events, sweeper, held, from } = await sweepHeldAtItsSend()
     const manual = sweeper.depositIdle()
     held.open()
-    expect(await manual).toMatchObject({ deposited: false, reason: 'below-threshold', idle: 0n })
+    expect(await manual).toMatchObject({
+      deposited: false,
+      reason: 'below-threshold',
+      idleAmount: 0n,
+    })
     await events.deposited()
     // The manual sweep read only after the hook sweep's deposit was sent (and mined).
     const send = rpc.indexOf(isSend, from)
@@ -635,7 +644,7 @@ describe('detach, the timer and the manual sweep', () => {
     const context = settlementContext()
     await target.settle(context)
     const result = await sweeper.depositIdle()
-    expect(result).toMatchObject({ deposited: true, amount: parseUsdc('10') })
+    expect(result).toMatchObject({ deposited: true, idleAmount: parseUsdc('10') })
     await events.deposited()
     expect(events.deposits[0]).toMatchObject({
       idleAmount: parseUsdc('10'),
