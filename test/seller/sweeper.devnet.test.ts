@@ -18,6 +18,7 @@ import {
 } from '../../src/index.js'
 import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
 import { type CountingProxy, type RpcCall, startCountingProxy } from '../support/countingProxy.js'
+import { hookTarget } from '../support/settlementHook.js'
 import {
   depositedIn,
   gate,
@@ -51,20 +52,6 @@ afterEach(async () => {
   rpc.setRule(undefined)
   proxy.setFault(undefined)
 })
-
-/** An after-settle hook target like x402's resource server: it keeps the hook to call it. */
-function hookTarget() {
-  const hooks: ((context: SettlementHookContext) => Promise<void>)[] = []
-  return {
-    onAfterSettle(hook: (context: SettlementHookContext) => Promise<void>) {
-      hooks.push(hook)
-    },
-    /** Calls the hook as x402 does after a settlement. */
-    settle: async (context: unknown) => {
-      for (const hook of hooks) await hook(context as SettlementHookContext)
-    },
-  }
-}
 
 let hashCount = 0
 const uniqueHash = (): Hash => keccak256(toHex(`settlement ${hashCount++} ${Date.now()}`))

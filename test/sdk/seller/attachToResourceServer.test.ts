@@ -24,6 +24,7 @@ import {
   type SweeperProblem,
   vaultChains,
 } from '../../../src/index.js'
+import { hookTarget } from '../../support/settlementHook.js'
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 0 })
@@ -59,19 +60,6 @@ function failingVault(status: number, retryAfter?: string) {
     chain: 'base-sepolia',
   })
   return { ctx, requests }
-}
-
-/** An after-settle hook target like x402's resource server. */
-function hookTarget() {
-  const hooks: ((context: SettlementHookContext) => Promise<void>)[] = []
-  return {
-    onAfterSettle(hook: (context: SettlementHookContext) => Promise<void>) {
-      hooks.push(hook)
-    },
-    settle: async (context: SettlementHookContext) => {
-      for (const hook of hooks) await hook(context)
-    },
-  }
 }
 
 /** A settlement that paid the merchant 1 USDC. */
