@@ -68,8 +68,8 @@ export type Sweeper = {
    * Sweeps now, with the sweeper's own options (it takes none), in the same per-account queue as the
    * sweeper's sweeps (never at the same time as one). A deposit is reported to `onIdleDeposit` as well,
    * with the settlements it covers, and returned as the same `IdleDeposit`. One attempt: a failure
-   * rejects. Unlike `vault.depositIdle(params)`, which takes its options and knows of no settlements
-   * or observers. It still works after `detach()`.
+   * rejects. It still works after `detach()`. `vault.depositIdle(params)` differs: it takes its
+   * options as arguments, and knows of no settlements and no observers.
    */
   depositIdle(): Promise<SweepResult>
   /** What the sweeper holds in memory, to check that it stays bounded (`maxTrackedSettlements`). */
