@@ -28,8 +28,8 @@ export function resolveSweepSettings(ctx: VaultContext, options: SweepOptions): 
   const given = options?.wallet ?? ctx.walletClient?.account?.address
   if (given === undefined) {
     throw new VaultConfigError(
-      'ACCOUNT_REQUIRED',
       'No wallet to sweep: pass `wallet`, or give the vault client a wallet client with an account.',
+      { code: 'ACCOUNT_REQUIRED' },
     )
   }
   return {
