@@ -200,7 +200,7 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
   }
 }
 
-/** The end of what anvil printed, in the details and under the message: it says why anvil failed. */
+/** The end of what anvil printed, for the details and the message: it says why anvil failed. */
 function withOutput(
   text: string,
   details: Record<string, unknown> = {},

@@ -24,7 +24,7 @@ export type McpConfig = {
   logLevel: McpLogLevel
 }
 
-/** The environment variables the server reads, and nothing else (no key: the server never signs). */
+/** The environment variables the server reads, and nothing else (no key: it never signs). */
 export type McpEnv = {
   BASE_SEPOLIA_RPC_URL?: string | undefined
   VAULT_CHAIN?: string | undefined
@@ -51,7 +51,10 @@ export class McpConfigError extends VaultError {
   override name = 'McpConfigError'
   /** The variable at fault, such as `VAULT_CHAIN`. */
   readonly variable: keyof McpEnv
-  /** @param options - The `variable` at fault (also put in `details`), and optionally details and the cause. */
+  /**
+   * @param options - The `variable` at fault (also put in `details`), and optionally details and the
+   *   cause.
+   */
   constructor(
     message: string,
     options: Omit<VaultErrorOptions, 'code' | 'retryable'> & { variable: keyof McpEnv },
