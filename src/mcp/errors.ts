@@ -8,11 +8,14 @@ import {
 import type { McpLogger } from './logger.js'
 
 /** Codes only the MCP layer raises: their own section of `vaultErrorCodes`. */
-export type McpOnlyErrorCode = Extract<VaultErrorCode, 'PLAN_CAP_EXCEEDED' | 'INTERNAL_ERROR'>
+export type McpOnlyErrorCode = Extract<
+  VaultErrorCode,
+  'PLAN_CAP_EXCEEDED' | 'INVALID_CONFIG' | 'INTERNAL_ERROR'
+>
 
 /**
- * A stable error code an MCP client can act on: one of `vaultErrorCodes`, the SDK's own or the MCP
- * layer's.
+ * A stable error code an MCP client can act on. It is `VaultErrorCode`, one family: a tool answers
+ * with the SDK's codes and the MCP layer's own (`McpOnlyErrorCode`).
  */
 export type McpErrorCode = VaultErrorCode
 
