@@ -80,6 +80,7 @@ export {
   VaultContractError,
   type VaultContractRole,
   VaultError,
+  type VaultErrorOptions,
   VaultPreconditionError,
   VaultRpcError,
   VaultTransactionError,

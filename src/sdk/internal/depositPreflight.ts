@@ -191,10 +191,13 @@ async function readChecks(
  */
 export function assertDepositPossible(checks: DepositChecks, amount: bigint): void {
   const blocked = (code: VaultErrorCode, message: string, details: VaultErrorDetails = {}) =>
-    new VaultPreconditionError(code, message, {
-      ...details,
-      registered: checks.registered,
-      allowance: checks.allowance,
+    new VaultPreconditionError(message, {
+      code,
+      details: {
+        ...details,
+        registered: checks.registered,
+        allowance: checks.allowance,
+      },
     })
   if (checks.paused) {
     throw blocked(

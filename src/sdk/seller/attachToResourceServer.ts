@@ -123,9 +123,8 @@ export function attachToResourceServer(
 ): Sweeper {
   if (typeof resourceServer?.onAfterSettle !== 'function') {
     throw new VaultValidationError(
-      'INVALID_ARGUMENT',
       'resourceServer must be an x402 resource server (an object with onAfterSettle(hook)).',
-      { field: 'resourceServer' },
+      { code: 'INVALID_ARGUMENT', details: { field: 'resourceServer' } },
     )
   }
   // A sweeper sends deposits: a client that cannot send fails now, not at the first sale.
@@ -258,11 +257,10 @@ function resolveTuning(options: AttachToResourceServerOptions): {
 function whole(value: unknown, name: string, fallback: number, min: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new VaultValidationError(
-      'INVALID_ARGUMENT',
-      `${name} must be a whole number of at least ${min}.`,
-      { field: name },
-    )
+    throw new VaultValidationError(`${name} must be a whole number of at least ${min}.`, {
+      code: 'INVALID_ARGUMENT',
+      details: { field: name },
+    })
   }
   return value
 }

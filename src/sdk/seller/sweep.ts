@@ -104,8 +104,8 @@ export function resolveSweepSettings(ctx: VaultContext, options: SweepOptions): 
   const given = options?.wallet ?? ctx.walletClient?.account?.address
   if (given === undefined) {
     throw new VaultConfigError(
-      'ACCOUNT_REQUIRED',
       'No wallet to sweep: pass `wallet`, or give the vault client a wallet client with an account.',
+      { code: 'ACCOUNT_REQUIRED' },
     )
   }
   return {
@@ -191,11 +191,12 @@ export async function sweepIn(
     // deposit is theirs to report. This sweep is then a collision, to read again from the start.
     progress.sent = undefined
     throw new VaultTransactionError(
-      'NONCE_CONFLICT',
       `Deposit ${sent.hash} was replaced by ${confirmed.txHash}, sent with the same nonce by another sender (another process with the same key?). Read the balance again before sweeping.`,
-      { txHash: sent.hash, replacedBy: confirmed.txHash },
-      undefined,
-      { retryable: true },
+      {
+        code: 'NONCE_CONFLICT',
+        details: { txHash: sent.hash, replacedBy: confirmed.txHash },
+        retryable: true,
+      },
     )
   }
   return {
