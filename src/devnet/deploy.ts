@@ -294,7 +294,8 @@ export async function installAt<chain extends Chain | undefined, account extends
   if (receipt.status !== 'success' || !deployed) {
     throw new DevnetError(`The ${contractName} deployment reverted.`, {
       code: 'DEPLOY_FAILED',
-      details: `transaction ${hash}`,
+      details: { contractName, transactionHash: hash },
+      metaMessages: [`transaction ${hash}`],
     })
   }
   await attempt(`install ${contractName} at ${contract.at}`, async () => {

@@ -124,13 +124,15 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
   if (!(devnetUsdcFlavours as readonly unknown[]).includes(usdcFlavour)) {
     throw new DevnetError(`Unknown USDC flavour ${JSON.stringify(String(usdcFlavour))}.`, {
       code: 'INVALID_OPTIONS',
-      details: "Use 'circle' or 'aave-test'.",
+      details: { usdc: usdcFlavour },
+      metaMessages: ["Use 'circle' or 'aave-test'."],
     })
   }
   if (usdcFlavour === 'aave-test' && chainName !== 'base-sepolia') {
     throw new DevnetError("The 'aave-test' USDC exists only on base-sepolia.", {
       code: 'INVALID_OPTIONS',
-      details: "On base the vault's USDC is Circle's: leave `usdc` out, or use 'circle'.",
+      details: { chain: chainName, usdc: usdcFlavour },
+      metaMessages: ["On base the vault's USDC is Circle's: leave `usdc` out, or use 'circle'."],
     })
   }
   const multicallBlock = entry.viemChain.contracts?.multicall3?.blockCreated ?? 0
