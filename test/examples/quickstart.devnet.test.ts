@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../src/devnet/startDevnet.js'
-import { parseUsdc } from '../src/index.js'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { parseUsdc } from '../../src/index.js'
 
 const run = promisify(execFile)
-const root = join(import.meta.dirname, '..')
+const root = join(import.meta.dirname, '../..')
 const tsx = join(root, 'node_modules/.bin/tsx')
 
 describe('the README examples run against a devnet', () => {

@@ -8,7 +8,7 @@ import { formatUsdc, parseUsdc } from '../../src/index.js'
 import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { runCli } from '../support/runCli.js'
-import { usdcBalance } from './fixtures.js'
+import { usdcBalance } from '../seller/fixtures.js'
 
 let devnet: Devnet
 let t: DevnetClients
