@@ -6,13 +6,12 @@ import { createInterface } from 'node:readline'
 import { createPublicClient, http } from 'viem'
 import { expect, it } from 'vitest'
 import { vaultAddressKeys } from '../../src/sdk/chains.js'
-
-const cli = join(import.meta.dirname, '../../dist/cli/index.js')
+import { cliBin } from '../support/runCli.js'
 
 it('`x402-vault devnet` prints the env lines, serves until SIGINT, then shuts down cleanly', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'x402-vault-cli-'))
   const addressesPath = join(dir, 'addresses.json')
-  const child = spawn(process.execPath, [cli, 'devnet', '--addresses', addressesPath], {
+  const child = spawn(process.execPath, [cliBin, 'devnet', '--addresses', addressesPath], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))

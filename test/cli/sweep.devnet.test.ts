@@ -5,10 +5,10 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { formatUsdc, parseUsdc } from '../../src/index.js'
-import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
+import { type DevnetClients, useDevnet } from '../support/devnet.js'
+import { usdcBalance } from '../support/merchant.js'
 import { runCli } from '../support/runCli.js'
-import { usdcBalance } from '../seller/fixtures.js'
 
 let devnet: Devnet
 let t: DevnetClients

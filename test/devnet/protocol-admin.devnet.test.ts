@@ -19,7 +19,7 @@ import {
   type ProtocolHarness,
   usdc,
   useProtocolHarness,
-} from './protocolHarness.js'
+} from '../support/protocolHarness.js'
 
 const router = VaultRouterArtifact.abi
 const collector = FeeCollectorArtifact.abi

@@ -15,7 +15,7 @@ import {
   useProtocolHarness,
   VAULT_TYPE_AAVE,
   VAULT_TYPE_MORPHO,
-} from './protocolHarness.js'
+} from '../support/protocolHarness.js'
 
 const router = VaultRouterArtifact.abi
 /** What the Morpho stand-in reverts with while its `convertToAssets` knob is on. */

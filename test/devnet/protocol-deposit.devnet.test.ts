@@ -24,7 +24,7 @@ import {
   type ProtocolHarness,
   usdc,
   useProtocolHarness,
-} from './protocolHarness.js'
+} from '../support/protocolHarness.js'
 
 const router = VaultRouterArtifact.abi
 const day = 24 * 3600

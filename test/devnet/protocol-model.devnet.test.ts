@@ -22,7 +22,7 @@ import {
   type ProtocolHarness,
   usdc,
   useProtocolHarness,
-} from './protocolHarness.js'
+} from '../support/protocolHarness.js'
 
 const router = VaultRouterArtifact.abi
 const day = 86_400n

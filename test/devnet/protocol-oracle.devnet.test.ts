@@ -18,14 +18,14 @@ import {
   shareUnit,
   twarWindow,
   type VenueReadings,
-} from './oracleModel.js'
+} from '../support/oracleModel.js'
 import {
   rayPercent,
   usdc,
   useProtocolHarness,
   VAULT_TYPE_AAVE,
   VAULT_TYPE_MORPHO,
-} from './protocolHarness.js'
+} from '../support/protocolHarness.js'
 
 const oracle = VaultOracleArtifact.abi
 const hour = 3600n

@@ -13,7 +13,7 @@ import {
   type ProtocolHarness,
   usdc,
   useProtocolHarness,
-} from './protocolHarness.js'
+} from '../support/protocolHarness.js'
 
 const router = VaultRouterArtifact.abi
 

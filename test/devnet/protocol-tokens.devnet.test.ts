@@ -22,7 +22,7 @@ import {
   type ProtocolHarness,
   usdc,
   useProtocolHarness,
-} from './protocolHarness.js'
+} from '../support/protocolHarness.js'
 
 const token = TestUSDCArtifact.abi
 const router = VaultRouterArtifact.abi

@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { buyerFetch, paymentResponseOf } from '../seller/apps.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
+import { buyerFetch, paymentResponseOf } from '../support/merchantApps.js'
 
 const root = join(import.meta.dirname, '../..')
 const tsx = join(root, 'node_modules/.bin/tsx')

@@ -3,8 +3,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { devnetClients } from '../sdk/helpers.js'
-import { callToolOk, connectMcp, type McpSession, writeAddressesFile } from './support.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
+import { devnetClients } from '../support/devnet.js'
+import { callToolOk, connectMcp, type McpSession } from '../support/mcp.js'
 
 type Transaction = { to: Address; data: Hex; value: string; functionName: string }
 

@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { devnetClients } from '../sdk/helpers.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
 import {
   decimal,
   hugeNumberText,
@@ -19,14 +19,14 @@ import {
   tinyNumberText,
   whitespace,
 } from '../support/arbitraries.js'
-import { type McpToolName, mcpToolNames } from '../support/mcpToolNames.js'
+import { devnetClients } from '../support/devnet.js'
 import {
   expectMatchesOutputSchema,
   expectNoInternals,
   mcpBin,
   RecordingStdioTransport,
-  writeAddressesFile,
-} from './support.js'
+} from '../support/mcp.js'
+import { type McpToolName, mcpToolNames } from '../support/mcpToolNames.js'
 
 // Generated inputs through ONE real stdio server on a devnet. Every call must get a tool result or a
 // JSON-RPC error, with no stack trace or file path; every refusal starts with its code; stdout

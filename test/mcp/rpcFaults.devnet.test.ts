@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, type RpcFault, startCountingProxy } from '../support/countingProxy.js'
 import {
   callTool,
@@ -8,8 +9,7 @@ import {
   connectMcp,
   expectNoInternals,
   type McpSession,
-  writeAddressesFile,
-} from './support.js'
+} from '../support/mcp.js'
 
 // The real stdio server behind a fault-injecting proxy. Its RPC URL carries a provider-style key in
 // its path and query: no answer and no log line may show it.

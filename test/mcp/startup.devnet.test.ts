@@ -3,16 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
-import {
-  callToolError,
-  callToolOk,
-  cliBin,
-  connectMcp,
-  mcpBin,
-  runBin,
-  writeAddressesFile,
-} from './support.js'
+import { callToolError, callToolOk, connectMcp, mcpBin, runBin } from '../support/mcp.js'
+import { cliBin } from '../support/runCli.js'
 
 let devnet: Devnet
 let proxy: CountingProxy

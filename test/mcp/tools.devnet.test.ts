@@ -5,8 +5,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import packageJson from '../../package.json' with { type: 'json' }
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi, shareTokenAbi, usdcAbi } from '../../src/index.js'
-import { devnetClients } from '../sdk/helpers.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
+import { devnetClients } from '../support/devnet.js'
 import {
   callTool,
   callToolError,
@@ -14,8 +15,7 @@ import {
   connectMcp,
   expectMatchesOutputSchema,
   type McpSession,
-  writeAddressesFile,
-} from './support.js'
+} from '../support/mcp.js'
 
 const readTools = ['vault_status', 'vault_check_yield', 'vault_get_position']
 const planTools = ['vault_plan_approve_usdc', 'vault_plan_deposit', 'vault_plan_withdraw']

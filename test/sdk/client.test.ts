@@ -12,7 +12,7 @@ import {
   VaultError,
   vaultChains,
 } from '../../src/index.js'
-import { expectVaultError } from './helpers.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 // Nothing here reaches the network: every check happens before a request.
 const unreachable = 'http://127.0.0.1:9/'

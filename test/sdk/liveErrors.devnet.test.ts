@@ -18,7 +18,8 @@ import {
   type VaultContractError,
 } from '../../src/index.js'
 import { waitForSuccess } from '../../src/sdk/internal/write.js'
-import { type DevnetClients, expectVaultError, sentTransaction, useDevnet } from './helpers.js'
+import { type DevnetClients, sentTransaction, useDevnet } from '../support/devnet.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 const knobs = {
   convertReverts: 'function setConvertToAssetsReverts(bool reverts)',

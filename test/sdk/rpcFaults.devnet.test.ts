@@ -4,7 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { createVaultClient, parseUsdc, type VaultClient, vaultHttp } from '../../src/index.js'
 import { type CountingProxy, type RpcFault, startCountingProxy } from '../support/countingProxy.js'
-import { devnetClients, expectVaultError } from './helpers.js'
+import { devnetClients } from '../support/devnet.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 // The SDK through `vaultHttp` behind a fault-injecting HTTP proxy in front of the devnet: reads,
 // plans and writes. The RPC URL carries a provider-style key in its path and query.

@@ -11,7 +11,7 @@ import {
   type VaultRpcError,
   vaultHttp,
 } from '../../src/index.js'
-import { expectVaultError } from './helpers.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 /** A fake RPC URL with a key in its path and query: it must never show up in an error. */
 const faultyUrl = 'http://faulty-rpc.test/v2/SECRETKEY?apikey=QUERYSECRET'

@@ -9,7 +9,7 @@ import { createPublicClient } from 'viem'
 import { getChainId } from 'viem/actions'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toVaultError, vaultHttp } from '../../src/index.js'
-import { expectVaultError } from './helpers.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 /** How many of the next requests get a body over 1,000 bytes; the others get chain id 84532. */
 let oversized = 0

@@ -13,7 +13,8 @@ import {
   VaultPreconditionError,
   vaultChains,
 } from '../../src/index.js'
-import { type DevnetClients, expectVaultError, sentTransaction, useDevnet } from './helpers.js'
+import { type DevnetClients, sentTransaction, useDevnet } from '../support/devnet.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 const knobs = {
   convertReverts: 'function setConvertToAssetsReverts(bool reverts)',

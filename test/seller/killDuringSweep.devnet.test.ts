@@ -7,9 +7,8 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
-import { buyerFetch } from './apps.js'
+import { type DevnetClients, useDevnet } from '../support/devnet.js'
 import {
   depositedIn,
   gate,
@@ -18,8 +17,9 @@ import {
   transferToMerchant,
   usdcBalance,
   watchMerchantRpc,
-} from './fixtures.js'
-import { type MerchantProcess, spawnMerchant } from './spawnMerchant.js'
+} from '../support/merchant.js'
+import { buyerFetch } from '../support/merchantApps.js'
+import { type MerchantProcess, spawnMerchant } from '../support/spawnMerchant.js'
 
 let devnet: Devnet
 let t: DevnetClients

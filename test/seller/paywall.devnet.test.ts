@@ -16,17 +16,10 @@ import {
   usdcAbi,
 } from '../../src/index.js'
 import { type CreatePaywallOptions, preparePaywall } from '../../src/plugins/core.js'
-import { type DevnetClients, expectVaultError, useDevnet } from '../sdk/helpers.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
+import { type DevnetClients, useDevnet } from '../support/devnet.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 import { type HttpFaultProxy, startHttpFaultProxy } from '../support/httpFaultProxy.js'
-import {
-  buyerFetch,
-  type Framework,
-  frameworks,
-  type Handlers,
-  paidRoutes,
-  paymentResponseOf,
-} from './apps.js'
 import {
   depositedIn,
   gate,
@@ -38,7 +31,15 @@ import {
   transferToMerchant,
   usdcBalance,
   watchMerchantRpc,
-} from './fixtures.js'
+} from '../support/merchant.js'
+import {
+  buyerFetch,
+  type Framework,
+  frameworks,
+  type Handlers,
+  paidRoutes,
+  paymentResponseOf,
+} from '../support/merchantApps.js'
 
 let devnet: Devnet
 let t: DevnetClients

@@ -16,8 +16,8 @@ import {
   type Sweeper,
   type SweeperProblem,
 } from '../../src/index.js'
-import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
 import { type CountingProxy, type RpcCall, startCountingProxy } from '../support/countingProxy.js'
+import { type DevnetClients, useDevnet } from '../support/devnet.js'
 import {
   depositedIn,
   gate,
@@ -30,7 +30,7 @@ import {
   transferToMerchant,
   usdcBalance,
   watchMerchantRpc,
-} from './fixtures.js'
+} from '../support/merchant.js'
 
 let devnet: Devnet
 let t: DevnetClients

@@ -8,12 +8,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { expect } from 'vitest'
+import { cliBin } from './runCli.js'
 
-export { writeAddressesFile } from '../support/addressesFile.js'
-
-/** The built bins: the tests run what `npx x402-vault@beta mcp` runs. */
+/** The built MCP bin: the tests run what `npx x402-vault@beta mcp` runs. */
 export const mcpBin = join(import.meta.dirname, '../../dist/mcp/bin.js')
-export const cliBin = join(import.meta.dirname, '../../dist/cli/index.js')
 
 export type McpSession = {
   client: Client

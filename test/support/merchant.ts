@@ -1,7 +1,8 @@
 /**
- * Shared parts of the seller tests: the merchant's vault client (its RPC traffic through a proxy that
- * records it, counts the sweeps' reads and injects faults), the sweeper's callbacks as promises to
- * wait on, and chain reads (balances, the merchant's transactions, its deposits).
+ * Shared parts of the seller tests and the bench (so nothing here imports vitest): the merchant's
+ * vault client (its RPC traffic through a proxy that records it, counts the sweeps' reads and injects
+ * faults), the sweeper's callbacks as promises to wait on, and chain reads (balances, the merchant's
+ * transactions, its deposits).
  */
 import {
   type Address,
@@ -29,7 +30,7 @@ import {
   vaultHttp,
 } from '../../src/index.js'
 import { multicall3Abi } from '../../src/sdk/abis/venues.js'
-import type { CountingProxy, Interceptor, RpcCall } from '../support/countingProxy.js'
+import type { CountingProxy, Interceptor, RpcCall } from './countingProxy.js'
 
 /**
  * The merchant's vault client with every request going through `rpcUrl` (a proxy in front of the

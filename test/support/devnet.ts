@@ -1,3 +1,7 @@
+/**
+ * A devnet for a test file (`useDevnet`) and the clients the SDK tests drive it with: the merchant's
+ * counted vault client, a read-only client and anvil's test client.
+ */
 import {
   type Account,
   type Address,
@@ -19,11 +23,10 @@ import {
   createVaultClient,
   type VaultAddresses,
   type VaultChainName,
-  VaultError,
   vaultHttp,
 } from '../../src/index.js'
 import { type SentTransaction, withGasMargin } from '../../src/sdk/internal/write.js'
-import { RequestCounter } from '../support/requestCounter.js'
+import { RequestCounter } from './requestCounter.js'
 
 /** Everything a devnet test needs: counted clients for the merchant, a read-only client, knobs. */
 export function devnetClients(devnet: Devnet) {
@@ -132,21 +135,6 @@ export function useDevnet(
   afterEach(async () => {
     await clients.testClient.revert({ id: snapshot })
   })
-}
-
-/** Awaits a rejection and checks it is a `VaultError` with the code. */
-export async function expectVaultError(
-  promise: Promise<unknown>,
-  code: string,
-): Promise<VaultError> {
-  try {
-    await promise
-  } catch (error) {
-    expect(error, String(error)).toBeInstanceOf(VaultError)
-    expect((error as VaultError).code, (error as VaultError).message).toBe(code)
-    return error as VaultError
-  }
-  throw new Error(`expected a VaultError ${code}, but the call succeeded`)
 }
 
 /** What `waitForSuccess` needs of a transaction sent outside the SDK: its hash, sender and nonce. */

@@ -1,6 +1,6 @@
 /**
- * The merchant apps of the seller tests, Express on a loopback port and Hono through `app.fetch`, both
- * behind this package's paywall, and a real x402 buyer to pay them.
+ * The merchant apps of the seller tests and the bench, Express on a loopback port and Hono through
+ * `app.fetch`, both behind this package's paywall, and a real x402 buyer to pay them.
  */
 import { createServer as createHttpServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
