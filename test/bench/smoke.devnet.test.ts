@@ -1,10 +1,35 @@
+/**
+ * The bench as `npm run bench` runs it, from the outside: a process and its JSON report. The test
+ * imports nothing from bench/ (which imports test/support/), so the two trees form no cycle.
+ */
 import { spawn } from 'node:child_process'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { type BenchReport, formatReport } from '../../bench/report.js'
 import { mcpToolNames, readToolNames } from '../support/mcpToolNames.js'
 
 const root = join(import.meta.dirname, '../..')
+
+/** The parts of `npm run bench -- --json`'s report that this test reads. */
+type BenchReport = {
+  rpcRoundTrips: Record<string, number>
+  paidRequestLatency: {
+    requests: number
+    plainP50Ms: number
+    withSweeperP50Ms: number
+    ratio: number
+  } | null
+  burst: { depositTxs: number } | null
+  mcpColdStartMs: number
+  sdkImportMs: number
+  nodeStartMs: number
+  sweep: { gasPerSweep: number } | null
+  notMeasured: Record<string, string>
+  budgets: { name: string; within: boolean | null }[]
+  overBudget: string[]
+  sdk: Record<string, { roundTrips: number; budget: number }>
+}
 
 /** Runs `bench/run.ts` (through tsx, as `npm run bench` does) and collects its output. */
 function runBench(
@@ -92,7 +117,9 @@ it('a smoke pass of the bench prints one JSON report of the issue #11 shape, wit
   expect(code).toBe(broken.length > 0 ? 1 : 0)
 
   // Without --json the same report is a table.
-  const table = formatReport(report)
+  const saved = join(await mkdtemp(join(tmpdir(), 'x402-vault-bench-')), 'report.json')
+  await writeFile(saved, stdout)
+  const table = (await runBench(['--from', saved])).stdout
   expect(table).toMatch(/^ {2}vault_plan_withdraw +2 +≤ 2 +ok$/m)
   expect(table).toMatch(/^ {2}burst +\{"settlements":50,/m)
 }, 120_000)
