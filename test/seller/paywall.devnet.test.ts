@@ -16,21 +16,21 @@ import {
   usdcAbi,
 } from '../../src/index.js'
 import { type CreatePaywallOptions, preparePaywall } from '../../src/plugins/core.js'
-import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
-import { type DevnetClients, useDevnet } from '../support/devnet.js'
+import type { CountingProxy } from '../support/countingProxy.js'
+import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
 import { type HttpFaultProxy, startHttpFaultProxy } from '../support/httpFaultProxy.js'
 import {
   depositedIn,
   gate,
   isSweepRead,
+  type MerchantRpc,
   merchantVault,
   receiptsFrom,
   sweepEvents,
   timersTurn,
   transferToMerchant,
   usdcBalance,
-  watchMerchantRpc,
 } from '../support/merchant.js'
 import {
   buyerFetch,
@@ -44,21 +44,14 @@ import {
 let devnet: Devnet
 let t: DevnetClients
 let proxy: CountingProxy
-let rpc: ReturnType<typeof watchMerchantRpc>
+let rpc: MerchantRpc
 /** The devnet's facilitator behind a proxy that slows or garbles its answers. */
 let facilitator: HttpFaultProxy
-useDevnet({ chain: 'base-sepolia', facilitator: true }, async (started, clients) => {
-  devnet = started
-  t = clients
-  proxy = await startCountingProxy(devnet.rpcUrl)
+useMerchantDevnet({ chain: 'base-sepolia', facilitator: true }, async (m) => {
+  ;({ devnet, t, proxy, rpc } = m)
   facilitator = await startHttpFaultProxy(devnet.facilitatorUrl as string)
-  rpc = watchMerchantRpc(proxy, devnet)
-  await t.vault.ensureInitializedAndWait()
 })
-afterAll(async () => {
-  await proxy?.close()
-  await facilitator?.close()
-})
+afterAll(() => facilitator?.close())
 
 const cleanups: (() => Promise<void>)[] = []
 afterEach(async () => {

@@ -26,6 +26,8 @@ import {
   vaultHttp,
 } from '../../src/index.js'
 import { type SentTransaction, withGasMargin } from '../../src/sdk/internal/write.js'
+import { type CountingProxy, startCountingProxy } from './countingProxy.js'
+import { type MerchantRpc, watchMerchantRpc } from './merchant.js'
 import { RequestCounter } from './requestCounter.js'
 
 /** Everything a devnet test needs: counted clients for the merchant, a read-only client, knobs. */
@@ -135,6 +137,40 @@ export function useDevnet(
   afterEach(async () => {
     await clients.testClient.revert({ id: snapshot })
   })
+}
+
+/** What {@link useMerchantDevnet} hands the seller tests. */
+export type MerchantDevnet = {
+  devnet: Devnet
+  t: DevnetClients
+  /** In front of the devnet's RPC: the merchant's clients in the tests send through `proxy.url`. */
+  proxy: CountingProxy
+  /** The merchant's RPC traffic at the proxy, with the rule that holds or fails it. */
+  rpc: MerchantRpc
+}
+
+/**
+ * {@link useDevnet} for the seller tests: the merchant registered once before the first test, as the
+ * README asks of a deployment (so no test measures a registration), and a proxy in front of the
+ * devnet's RPC that watches the merchant's traffic; it closes after the file.
+ *
+ * @param options - `startDevnet`'s options.
+ * @param ready - Runs once all is up, before the first snapshot: keep what the tests use.
+ * @example
+ * useMerchantDevnet({ chain: 'base-sepolia' }, (m) => ({ devnet, t, proxy, rpc } = m))
+ */
+export function useMerchantDevnet(
+  options: StartDevnetOptions,
+  ready: (merchant: MerchantDevnet) => Promise<unknown> | unknown,
+): void {
+  let proxy: CountingProxy | undefined
+  useDevnet(options, async (devnet, t) => {
+    proxy = await startCountingProxy(devnet.rpcUrl)
+    const rpc = watchMerchantRpc(proxy, devnet)
+    await t.vault.ensureInitializedAndWait()
+    await ready({ devnet, t, proxy, rpc })
+  })
+  afterAll(() => proxy?.close())
 }
 
 /** What `waitForSuccess` needs of a transaction sent outside the SDK: its hash, sender and nonce. */

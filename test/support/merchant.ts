@@ -135,6 +135,9 @@ export function watchMerchantRpc(proxy: CountingProxy, devnet: Devnet) {
   }
 }
 
+/** What {@link watchMerchantRpc} returns. */
+export type MerchantRpc = ReturnType<typeof watchMerchantRpc>
+
 /** A promise to hold requests with, and the function that lets them go. */
 export function gate() {
   let open = () => {}
