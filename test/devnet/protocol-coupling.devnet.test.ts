@@ -29,13 +29,7 @@ describe('vault protocol: coupling to a failing Morpho view', () => {
   const harness = useProtocolHarness((h) => h.registerAndApprove(h.merchant))
 
   const merchantAddress = () => harness.merchant.account.address
-  const depositCall = (amount: bigint) =>
-    harness.merchant.writeContract({
-      address: harness.addresses.router,
-      abi: router,
-      functionName: 'deposit',
-      args: [amount, merchantAddress(), 0n],
-    })
+  const depositCall = (amount: bigint) => harness.depositCall(harness.merchant, amount)
   /** Asserts that each read reverts with the Morpho vault's own error. Thunks: no rejection sits unobserved. */
   const expectMorphoError = async (reads: Record<string, () => Promise<unknown>>) => {
     for (const [name, read] of Object.entries(reads)) {

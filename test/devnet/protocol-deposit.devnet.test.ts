@@ -71,26 +71,12 @@ describe('vault protocol: registration and deposit rules', () => {
 
   it('requires registration and the wallet or its operator as caller (NotAuthorised)', async () => {
     const { merchant, buyer, addresses, mined, publicClient } = harness
-    await expectCustomError(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [usdc(100), merchant.account.address, 0n],
-      }),
-      'NotAuthorised',
-      [],
-    )
+    await expectCustomError(harness.depositCall(merchant, usdc(100)), 'NotAuthorised', [])
 
     await harness.registerAndApprove(merchant)
     // A registered wallet, but the caller is neither the wallet nor its operator.
     await expectCustomError(
-      buyer.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [usdc(100), merchant.account.address, 0n],
-      }),
+      harness.depositCall(buyer, usdc(100), { forWallet: merchant.account.address }),
       'NotAuthorised',
     )
 
@@ -118,14 +104,7 @@ describe('vault protocol: registration and deposit rules', () => {
     // The operator deposits the merchant's USDC; shares go to the merchant.
     const buyerUsdcBefore = await harness.usdcBalance(buyer.account.address)
     const merchantUsdcBefore = await harness.usdcBalance(merchant.account.address)
-    await mined(
-      buyer.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [usdc(100), merchant.account.address, 0n],
-      }),
-    )
+    await mined(harness.depositCall(buyer, usdc(100), { forWallet: merchant.account.address }))
     expect(await harness.usdcBalance(merchant.account.address)).toBe(merchantUsdcBefore - usdc(100))
     expect(await harness.usdcBalance(buyer.account.address)).toBe(buyerUsdcBefore)
     expect(await harness.shareBalance(merchant.account.address)).toBe(usdc(100))
@@ -134,13 +113,7 @@ describe('vault protocol: registration and deposit rules', () => {
 
   it('registers once with initialize (WalletAuthorised, then WalletAlreadyAuthorised)', async () => {
     const { merchant, addresses, mined, publicClient } = harness
-    const receipt = await mined(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'initialize',
-      }),
-    )
+    const receipt = await mined(harness.initializeCall(merchant))
     expect(
       parseEventLogs({ abi: router, eventName: 'WalletAuthorised', logs: receipt.logs })[0]?.args,
     ).toEqual({ wallet: merchant.account.address })
@@ -152,15 +125,7 @@ describe('vault protocol: registration and deposit rules', () => {
         args: [merchant.account.address],
       }),
     ).toBe(true)
-    await expectCustomError(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'initialize',
-      }),
-      'WalletAlreadyAuthorised',
-      [],
-    )
+    await expectCustomError(harness.initializeCall(merchant), 'WalletAlreadyAuthorised', [])
   })
 
   it('registers a wallet from its EIP-712 InitializeFor signature, relayed up to its deadline', async () => {
@@ -194,13 +159,7 @@ describe('vault protocol: registration and deposit rules', () => {
       'PermitExpired',
       [],
     )
-    await mined(
-      merchant.writeContract({
-        address: harness.addresses.router,
-        abi: router,
-        functionName: 'initialize',
-      }),
-    )
+    await mined(harness.initializeCall(merchant))
     // Registered, expired and badly signed: still the deadline; registered and badly signed: registration.
     await expectCustomError(
       initializeFor(wallet, past, await signInitializeFor(merchant, 0n, past, buyer)),
@@ -260,13 +219,7 @@ describe('vault protocol: registration and deposit rules', () => {
       })
     await expectCustomError(setOperator(buyer.account.address), 'NotAuthorised', [])
     await expectCustomError(setOperator(zeroAddress), 'NotAuthorised', [])
-    await mined(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'initialize',
-      }),
-    )
+    await mined(harness.initializeCall(merchant))
     await expectCustomError(setOperator(zeroAddress), 'ZeroAddress', [])
     await mined(setOperator(buyer.account.address))
     expect(
@@ -283,16 +236,7 @@ describe('vault protocol: registration and deposit rules', () => {
       functionName: 'MIN_DEPOSIT',
     })
     expect(minDeposit).toBe(usdc(10))
-    await expectCustomError(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [minDeposit - 1n, merchant.account.address, 0n],
-      }),
-      'InvalidAmount',
-      [],
-    )
+    await expectCustomError(harness.depositCall(merchant, minDeposit - 1n), 'InvalidAmount', [])
     const event = await harness.deposit(merchant, minDeposit)
     expect(event.usdcAmount).toBe(minDeposit)
     expect(event.dvUsdcMinted).toBe(minDeposit)
@@ -307,15 +251,10 @@ describe('vault protocol: registration and deposit rules', () => {
   })
 
   it('reverts SlippageExceeded when fewer shares than minSharesOut would be minted', async () => {
-    const { merchant, addresses } = harness
+    const { merchant } = harness
     await harness.registerAndApprove(merchant)
     await expectCustomError(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [usdc(50), merchant.account.address, usdc(50) + 1n],
-      }),
+      harness.depositCall(merchant, usdc(50), { minSharesOut: usdc(50) + 1n }),
       'SlippageExceeded',
       [usdc(50), usdc(50) + 1n],
     )
@@ -349,20 +288,11 @@ describe('vault protocol: registration and deposit rules', () => {
     await harness.holdClock()
     const vault = await harness.vaultTotals()
     expect(assetsToShares(usdc(10), vault)).toBe(0n)
-    await expectCustomError(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [usdc(10), merchant.account.address, 0n],
-      }),
-      'ZeroAmount',
-      [],
-    )
+    await expectCustomError(harness.depositCall(merchant, usdc(10)), 'ZeroAmount', [])
   })
 
   it('steps the TVL cap exactly at DEPLOYMENT_TIME + 31 days and + 91 days (TVLCapExceeded)', async () => {
-    const { merchant, addresses, testClient } = harness
+    const { merchant, testClient } = harness
     await harness.mintUsdc(merchant.account.address, usdc(5_000_000))
     await harness.registerAndApprove(merchant)
     const [deployedAt, day31, day91, initialCap, day31Cap, removed] = await Promise.all([
@@ -378,14 +308,9 @@ describe('vault protocol: registration and deposit rules', () => {
     expect(await harness.readRouter('currentTVLCap')).toBe(initialCap)
 
     const depositAt = (timestamp: bigint, amount: bigint) =>
-      testClient.setNextBlockTimestamp({ timestamp }).then(() =>
-        merchant.writeContract({
-          address: addresses.router,
-          abi: router,
-          functionName: 'deposit',
-          args: [amount, merchant.account.address, 0n],
-        }),
-      )
+      testClient
+        .setNextBlockTimestamp({ timestamp })
+        .then(() => harness.depositCall(merchant, amount))
     /** One second before `offset`: the old cap holds, in the view and in a deposit; at `offset` the new one. */
     const crossStep = async (offset: bigint, oldCap: bigint, newCap: bigint) => {
       const step = deployedAt + offset
@@ -436,36 +361,12 @@ describe('vault protocol: registration and deposit rules', () => {
       }),
     ).toBe(true)
 
-    await expectCustomError(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [usdc(100), merchant.account.address, 0n],
-      }),
-      'DepositsPausedError',
-      [],
-    )
+    await expectCustomError(harness.depositCall(merchant, usdc(100)), 'DepositsPausedError', [])
     // The pause is checked first, before registration.
-    await expectCustomError(
-      buyer.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [usdc(1), buyer.account.address, 0n],
-      }),
-      'DepositsPausedError',
-    )
+    await expectCustomError(harness.depositCall(buyer, usdc(1)), 'DepositsPausedError')
 
     const usdcBefore = await harness.usdcBalance(merchant.account.address)
-    await mined(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'withdraw',
-        args: [dvUsdcMinted, merchant.account.address, 0n],
-      }),
-    )
+    await mined(harness.withdrawCall(merchant, dvUsdcMinted))
     expect(await harness.shareBalance(merchant.account.address)).toBe(0n)
     expect(await harness.usdcBalance(merchant.account.address)).toBeGreaterThan(usdcBefore)
 
@@ -535,16 +436,7 @@ describe('vault protocol: registration and deposit rules', () => {
         functionName: 'lastGoodObservationAge',
       }),
     ).toBe((await harness.latestTimestamp()) - lastObservationTime)
-    await expectCustomError(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'deposit',
-        args: [usdc(10), merchant.account.address, 0n],
-      }),
-      'StaleOracle',
-      [],
-    )
+    await expectCustomError(harness.depositCall(merchant, usdc(10)), 'StaleOracle', [])
 
     await mined(
       deployer.writeContract({

@@ -28,12 +28,7 @@ describe('vault protocol: the order of a deposit’s checks (PROTOCOL.md §4.3)'
 
   /** `caller` deposits `amount` for `wallet` (itself by default). */
   const deposit = (amount: bigint, caller: Wallet = harness.merchant, wallet = caller) =>
-    caller.writeContract({
-      address: harness.addresses.router,
-      abi: router,
-      functionName: 'deposit',
-      args: [amount, wallet.account.address, 0n],
-    })
+    harness.depositCall(caller, amount, { forWallet: wallet.account.address })
   /** `depositWithPermit` with a permit signed by `wallet` for the router, or a junk signature. */
   const depositWithPermit = async (
     amount: bigint,

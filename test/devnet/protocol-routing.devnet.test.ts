@@ -5,7 +5,6 @@ import {
   MockATokenArtifact,
   MockMorphoVaultArtifact,
   VaultOracleArtifact,
-  VaultRouterArtifact,
 } from '../../src/devnet/artifacts/index.js'
 import { defaultAaveLiquidityRateRay, defaultMorphoRateRay } from '../../src/devnet/deploy.js'
 import {
@@ -18,7 +17,6 @@ import {
   VAULT_TYPE_MORPHO,
 } from '../support/protocolHarness.js'
 
-const router = VaultRouterArtifact.abi
 const oracle = VaultOracleArtifact.abi
 
 describe('vault protocol: routing (PROTOCOL.md §4.3 steps 5–6, §4.5 selection)', () => {
@@ -29,13 +27,7 @@ describe('vault protocol: routing (PROTOCOL.md §4.3 steps 5–6, §4.5 selectio
 
   const route = (amount: bigint) => harness.readRouter('getRecommendedRoute', [amount])
   const isVaultSafe = (vaultType: number) => harness.readOracle('isVaultSafe', [vaultType])
-  const depositCall = (amount: bigint) =>
-    harness.merchant.writeContract({
-      address: harness.addresses.router,
-      abi: router,
-      functionName: 'deposit',
-      args: [amount, harness.merchant.account.address, 0n],
-    })
+  const depositCall = (amount: bigint) => harness.depositCall(harness.merchant, amount)
   const aTokenSupply = () =>
     harness.publicClient.readContract({
       address: harness.addresses.aToken,

@@ -243,13 +243,7 @@ describe('vault protocol: share token, test USDC and Multicall3', () => {
 
   it('deposits with a permit in one transaction (depositWithPermit)', async () => {
     const { merchant, addresses, publicClient, mined } = harness
-    await mined(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'initialize',
-      }),
-    )
+    await mined(harness.initializeCall(merchant))
     const depositWithPermit = async (amount: bigint, deadline: bigint, signature: Hex) => {
       const { r, s, v } = splitSignature(signature)
       return merchant.writeContract({
@@ -295,13 +289,7 @@ describe('vault protocol: share token, test USDC and Multicall3', () => {
 
   it('still deposits when the permit was front-run (the failed permit is swallowed)', async () => {
     const { merchant, buyer, addresses, mined } = harness
-    await mined(
-      merchant.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'initialize',
-      }),
-    )
+    await mined(harness.initializeCall(merchant))
     const deadline = (await harness.latestTimestamp()) + 3600n
     const { r, s, v } = splitSignature(
       await signPermit(merchant, addresses.router, usdc(15), 0n, deadline),

@@ -146,7 +146,7 @@ describe('vault protocol: withdrawals and the fee (PROTOCOL.md §4.4)', () => {
   })
 
   it('rejects bad withdrawals (ZeroAmount, InsufficientShares, SlippageExceeded, NotAuthorised)', async () => {
-    const { merchant, buyer, addresses } = harness
+    const { merchant, buyer } = harness
     const { dvUsdcMinted } = await harness.deposit(merchant, usdc(100))
     await expectCustomError(harness.withdraw(merchant, 0n), 'ZeroAmount', [])
     await expectCustomError(harness.withdraw(merchant, dvUsdcMinted + 1n), 'InsufficientShares', [
@@ -164,12 +164,7 @@ describe('vault protocol: withdrawals and the fee (PROTOCOL.md §4.4)', () => {
       [expected, usdc(101)],
     )
     await expectCustomError(
-      buyer.writeContract({
-        address: addresses.router,
-        abi: router,
-        functionName: 'withdraw',
-        args: [dvUsdcMinted, merchant.account.address, 0n],
-      }),
+      harness.withdrawCall(buyer, dvUsdcMinted, { forWallet: merchant.account.address }),
       'NotAuthorised',
       [],
     )

@@ -125,15 +125,52 @@ export async function startProtocolHarness() {
 
   type Wallet = typeof merchant
 
+  /** The router's `initialize()` (registration) sent by `wallet`, not waited for. */
+  function initializeCall(wallet: Wallet) {
+    return wallet.writeContract({
+      address: addresses.router,
+      abi: VaultRouterArtifact.abi,
+      functionName: 'initialize',
+    })
+  }
+
+  /**
+   * The router's `deposit` sent by `caller`, not waited for, so that a test can expect its revert:
+   * for `forWallet` (the caller itself by default), with `minSharesOut` (0 by default).
+   */
+  function depositCall(
+    caller: Wallet,
+    amount: bigint,
+    options: { forWallet?: Address; minSharesOut?: bigint } = {},
+  ) {
+    return caller.writeContract({
+      address: addresses.router,
+      abi: VaultRouterArtifact.abi,
+      functionName: 'deposit',
+      args: [amount, options.forWallet ?? caller.account.address, options.minSharesOut ?? 0n],
+    })
+  }
+
+  /**
+   * The router's `withdraw` of `shares` sent by `caller`, not waited for: from `forWallet` (the caller
+   * itself by default), with `minUsdcOut` (0 by default).
+   */
+  function withdrawCall(
+    caller: Wallet,
+    shares: bigint,
+    options: { forWallet?: Address; minUsdcOut?: bigint } = {},
+  ) {
+    return caller.writeContract({
+      address: addresses.router,
+      abi: VaultRouterArtifact.abi,
+      functionName: 'withdraw',
+      args: [shares, options.forWallet ?? caller.account.address, options.minUsdcOut ?? 0n],
+    })
+  }
+
   /** Registers `wallet` with the router and approves it for `allowance` USDC. */
   async function registerAndApprove(wallet: Wallet, allowance = maxUint256) {
-    await mined(
-      wallet.writeContract({
-        address: addresses.router,
-        abi: VaultRouterArtifact.abi,
-        functionName: 'initialize',
-      }),
-    )
+    await mined(initializeCall(wallet))
     await mined(
       wallet.writeContract({
         address: addresses.usdc,
@@ -146,14 +183,7 @@ export async function startProtocolHarness() {
 
   /** Deposits `amount` for the wallet itself; returns the `Deposited` event's args. */
   async function deposit(wallet: Wallet, amount: bigint) {
-    const receipt = await mined(
-      wallet.writeContract({
-        address: addresses.router,
-        abi: VaultRouterArtifact.abi,
-        functionName: 'deposit',
-        args: [amount, wallet.account.address, 0n],
-      }),
-    )
+    const receipt = await mined(depositCall(wallet, amount))
     const [event] = parseEventLogs({
       abi: VaultRouterArtifact.abi,
       eventName: 'Deposited',
@@ -165,14 +195,7 @@ export async function startProtocolHarness() {
 
   /** Redeems `shares` for the wallet itself; returns the receipt. */
   async function withdraw(wallet: Wallet, shares: bigint, minUsdcOut = 0n) {
-    return mined(
-      wallet.writeContract({
-        address: addresses.router,
-        abi: VaultRouterArtifact.abi,
-        functionName: 'withdraw',
-        args: [shares, wallet.account.address, minUsdcOut],
-      }),
-    )
+    return mined(withdrawCall(wallet, shares, { minUsdcOut }))
   }
 
   /** `A` and `S` of PROTOCOL.md §4 (`totalVaultAssets()`, dvUSDC supply), at one block. */
@@ -379,6 +402,9 @@ export async function startProtocolHarness() {
     readFeeCollector,
     readAavePool,
     readMorpho,
+    initializeCall,
+    depositCall,
+    withdrawCall,
     registerAndApprove,
     deposit,
     withdraw,
