@@ -1,8 +1,8 @@
-import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
 import { runCli } from '../support/runCli.js'
 
 const run = runCli
@@ -13,11 +13,7 @@ describe('x402-vault status', () => {
 
   beforeAll(async () => {
     devnet = await startDevnet()
-    addresses = join(await mkdtemp(join(tmpdir(), 'x402-vault-status-')), 'addresses.json')
-    await writeFile(
-      addresses,
-      JSON.stringify({ chain: devnet.chain, chainId: devnet.chainId, ...devnet.addresses }),
-    )
+    addresses = await writeAddressesFile(devnet)
   })
   afterAll(async () => {
     await devnet?.stop()

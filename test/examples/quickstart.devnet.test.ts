@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, '../..')
@@ -17,11 +16,7 @@ describe('the README examples run against a devnet', () => {
 
   beforeAll(async () => {
     devnet = await startDevnet({ chain: 'base-sepolia' })
-    addressesPath = join(await mkdtemp(join(tmpdir(), 'x402-vault-example-')), 'addresses.json')
-    await writeFile(
-      addressesPath,
-      JSON.stringify({ chain: devnet.chain, chainId: devnet.chainId, ...devnet.addresses }),
-    )
+    addressesPath = await writeAddressesFile(devnet)
   })
   afterAll(async () => {
     await devnet?.stop()
