@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { importGraph } from './support/importGraph.js'
+import { codeTokens, importGraph } from './support/importGraph.js'
 
 const root = join(import.meta.dirname, '..')
 const tsFilesUnder = (dir: string) =>
@@ -18,11 +18,21 @@ const rel = (file: string) => relative(root, file)
 const testTree = tsFilesUnder('test')
 const benchTree = tsFilesUnder('bench')
 const tests = testTree.filter((file) => file.endsWith('.test.ts'))
+/** The tests other than this one, which names the devnet starters without calling them. */
+const otherTests = tests.filter((file) => file !== import.meta.filename)
 const graph = importGraph([...testTree, ...benchTree])
-/** What starts a devnet or an anvil in this process. */
-const devnetStarters = ['src/devnet/startDevnet.ts', 'src/devnet/anvil.ts'].map((file) =>
-  join(root, file),
-)
+/** The calls that start a devnet or an anvil in this process. */
+const devnetStarters = ['startDevnet', 'startAnvil']
+
+/**
+ * Whether a test calls a devnet starter, itself or through the test code it reaches (fixtures such as
+ * `useDevnet`). Reaching `src/devnet/` is not enough: a test may list its exports without starting one.
+ */
+function startsDevnet(test: string): boolean {
+  return [...graph.runtimeReach([test]).files]
+    .filter((file) => rel(file).startsWith('test/'))
+    .some((file) => codeTokens(file).some(([token]) => devnetStarters.includes(token)))
+}
 
 describe('the test tree', () => {
   it('keeps every file that is not a test in test/support/', () => {
@@ -33,18 +43,16 @@ describe('the test tree', () => {
   })
 
   it('names every test that starts a devnet *.devnet.test.ts', () => {
-    const unnamed = tests
-      .filter((file) => !file.endsWith('.devnet.test.ts'))
-      .filter((file) => {
-        const reach = graph.runtimeReach([file]).files
-        return devnetStarters.some((starter) => reach.has(starter))
-      })
+    const unnamed = otherTests.filter(
+      (file) => !file.endsWith('.devnet.test.ts') && startsDevnet(file),
+    )
     expect(unnamed.map(rel)).toEqual([])
   })
 
-  it('would notice: a devnet test reaches startDevnet', () => {
-    const reach = graph.runtimeReach([join(root, 'test/seller/sweeper.devnet.test.ts')]).files
-    expect(reach.has(devnetStarters[0] as string)).toBe(true)
+  it('would notice: a test that starts a devnet through a fixture, and one that starts it itself', () => {
+    for (const file of ['test/seller/sweeper.devnet.test.ts', 'test/mcp/tools.devnet.test.ts']) {
+      expect(startsDevnet(join(root, file)), file).toBe(true)
+    }
   })
 })
 
