@@ -1,10 +1,5 @@
-import {
-  formatUsdc,
-  loadVaultAddresses,
-  parseUsdc,
-  redactUrl,
-  type VaultAddresses,
-} from '../sdk/index.js'
+import { formatUsdc, loadVaultAddresses, parseUsdc, type VaultAddresses } from '../index.js'
+import { redactUrl } from '../sdk/shared.js'
 
 /** How much the server writes to stderr: `error` is quiet, `debug` logs every tool call. */
 export type McpLogLevel = 'debug' | 'info' | 'warn' | 'error'
@@ -22,7 +17,7 @@ export type McpConfig = {
   logLevel: McpLogLevel
 }
 
-/** The environment variables the server reads (PRODUCT.md §6.1), and nothing else. */
+/** The environment variables the server reads, and nothing else: no variable takes a key. */
 export type McpEnv = {
   BASE_SEPOLIA_RPC_URL?: string | undefined
   VAULT_CHAIN?: string | undefined

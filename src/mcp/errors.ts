@@ -1,4 +1,4 @@
-import { VaultContractError, VaultError, type VaultErrorCode } from '../sdk/index.js'
+import { VaultContractError, VaultError, type VaultErrorCode } from '../index.js'
 import type { McpLogger } from './logger.js'
 
 /** Codes only the MCP layer raises; every other code is the SDK's `VaultErrorCode`. */

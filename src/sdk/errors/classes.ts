@@ -2,7 +2,7 @@ import type { VaultAddresses } from '../chains.js'
 import { summarizeCause } from './cause.js'
 import type { VaultErrorCategory, VaultErrorCode, VaultErrorDetails } from './codes.js'
 
-type VaultErrorOptions = {
+export type VaultErrorOptions = {
   code: VaultErrorCode
   category: VaultErrorCategory
   retryable?: boolean

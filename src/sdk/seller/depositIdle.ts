@@ -14,8 +14,8 @@ import {
   type SweepOptions,
   type SweepSettings,
 } from '../internal/sweep.js'
-import type { WaitOptions } from '../internal/write.js'
 import { runExclusive, type WriteSlot } from '../internal/writeQueue.js'
+import type { WaitOptions } from '../transactions.js'
 import type { NoDepositReason } from './decideSweep.js'
 
 export type DepositIdleParameters = SweepOptions & WaitOptions
