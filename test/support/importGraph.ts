@@ -12,7 +12,7 @@ export type RuntimeReach = {
 export type ImportGraph = {
   /**
    * Follows the run-time imports of `entries` the way a bundler does: a named import is followed to
-   * the file that declares it (through barrels such as `src/sdk/index.ts`), a namespace, default,
+   * the file that declares it (through barrels such as `src/index.ts`), a namespace, default,
    * side-effect or dynamic import to the whole module; type-only imports are skipped. Every file
    * reached counts whole, with all of its own imports.
    */
