@@ -111,7 +111,6 @@ export {
   vaultErrorCodes,
 } from './sdk/errors/codes.js'
 export { type Field, isUnavailable, mapField, type Unavailable, unwrapField } from './sdk/field.js'
-export type { SweepOptions } from './sdk/internal/sweep.js'
 export {
   type LoadVaultAddressesOptions,
   loadVaultAddresses,
@@ -128,28 +127,27 @@ export { formatRayPercent, RAY } from './sdk/rates.js'
 export {
   type AttachToResourceServerOptions,
   attachToResourceServer,
-  type IdleDeposit,
   type SettlementHookTarget,
   type Sweeper,
-  type SweeperMemory,
-  type SweeperProblem,
-  type SweepPhase,
 } from './sdk/seller/attachToResourceServer.js'
 export type { NoDepositReason, SweepDecision } from './sdk/seller/decideSweep.js'
-export {
-  type DepositIdleParameters,
-  type DepositIdleResult,
-  depositIdle,
-  type IdleDepositResult,
-  type SweepAmounts,
-  type SweepStep,
-} from './sdk/seller/depositIdle.js'
+export { type DepositIdleParameters, depositIdle } from './sdk/seller/depositIdle.js'
 export type {
   MerchantSettlement,
   SettlementHookContext,
 } from './sdk/seller/merchantSettlement.js'
 export { type DepositIdlePreview, previewDepositIdle } from './sdk/seller/previewDepositIdle.js'
 export { readX402UsdcAsset } from './sdk/seller/readX402UsdcAsset.js'
+export type { SweeperMemory } from './sdk/seller/settlementRecord.js'
+export type {
+  IdleDeposit,
+  NoIdleDeposit,
+  SweepAmounts,
+  SweepOptions,
+  SweepResult,
+  SweepStep,
+} from './sdk/seller/sweep.js'
+export type { SweeperProblem, SweepPhase } from './sdk/seller/sweepObservers.js'
 export {
   type X402AssetTransferMethod,
   type X402UsdcAsset,

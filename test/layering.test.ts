@@ -17,11 +17,6 @@ const graph = importGraph(srcFiles)
 /** The SDK's entry files: the public one (`x402-vault`) and the package-internal one. */
 const sdkEntries = ['src/index.ts', 'src/sdk/shared.ts']
 const upperLayers = ['plugins', 'mcp', 'cli', 'devnet'] as const
-/**
- * Files the rule does not hold for yet. `src/cli/sweep.ts` deep-imports the SDK until it is rebuilt on
- * `src/cli/connect.ts`; then this list is empty.
- */
-const notYetLayered = new Set(['src/cli/sweep.ts'])
 
 /** `sdk`, `plugins`, `mcp`, `cli` or `devnet` for a file of src/ (the package root counts as `sdk`). */
 function layerOf(path: string): string {
@@ -81,7 +76,6 @@ describe('the layers of src/', () => {
     const found = violations(
       (from, to) =>
         !upperLayers.some((layer) => layer === layerOf(from)) ||
-        notYetLayered.has(from) ||
         !(to.startsWith('src/sdk/') || to === 'src/index.ts') ||
         sdkEntries.includes(to),
     )

@@ -64,12 +64,9 @@ import {
   type SettlementHookTarget,
   type Sweeper,
 } from './seller/attachToResourceServer.js'
-import {
-  type DepositIdleParameters,
-  type DepositIdleResult,
-  depositIdle,
-} from './seller/depositIdle.js'
+import { type DepositIdleParameters, depositIdle } from './seller/depositIdle.js'
 import { type DepositIdlePreview, previewDepositIdle } from './seller/previewDepositIdle.js'
+import type { SweepResult } from './seller/sweep.js'
 import type { WaitOptions } from './transactions.js'
 
 /** `createVaultContext`'s parameters: the clients, the chain and any address overrides. */
@@ -343,11 +340,12 @@ export type VaultActions = {
    * the account's write queue, so they never run at once with another write of this process.
    *
    * @param params - `minIdleThreshold`, `reserve` (default 0), `wallet`, `confirmations`, `timeout`.
-   * @returns What was deposited and the transaction hash, or why nothing was, with the amounts.
+   * @returns The `IdleDeposit` it made (amounts and the transaction hash), or why it made none, with
+   *   the amounts.
    * @example
    * const result = await vault.depositIdle({ minIdleThreshold: '10', reserve: '50' })
    */
-  depositIdle: (params: DepositIdleParameters) => Promise<DepositIdleResult>
+  depositIdle: (params: DepositIdleParameters) => Promise<SweepResult>
   /**
    * What `depositIdle` would do now, in one round trip, sending nothing.
    *
