@@ -48,7 +48,7 @@ const wallet = () => devnet.accounts.merchant.address
 const operations: [string, () => Promise<unknown>][] = [
   ['verifyAddresses', () => vault.verifyAddresses()],
   ['getStatus', () => vault.getStatus()],
-  ['getPosition', () => vault.getPosition(wallet())],
+  ['getPosition', () => vault.getPosition({ wallet: wallet() })],
   ['planDeposit', () => vault.planDeposit({ wallet: wallet(), amount: parseUsdc('20') })],
   ['planWithdraw', () => vault.planWithdraw({ wallet: wallet(), amount: parseUsdc('5') })],
   ['depositAndWait', () => vault.depositAndWait({ amount: parseUsdc('20') })],

@@ -6,11 +6,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import {
   createVaultClient,
-  retryDecision,
   type VaultHttpConfig,
   type VaultRpcError,
   vaultHttp,
 } from '../../src/index.js'
+import { retryDecision } from '../../src/sdk/transport.js'
 import { expectVaultError } from '../support/expectVaultError.js'
 
 /** A fake RPC URL with a key in its path and query: it must never show up in an error. */
@@ -158,7 +158,7 @@ describe('RPC fault injection (msw in front of the devnet)', () => {
       { kind: 'status', status: 500 },
       { kind: 'status', status: 503 },
     ]
-    const position = await vaultWith().getPosition(devnet.accounts.merchant.address)
+    const position = await vaultWith().getPosition({ wallet: devnet.accounts.merchant.address })
     expect(position.liquidUsdc).toBe(1_000_000_000n)
     expect(requests).toBe(3)
   })
