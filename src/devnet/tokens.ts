@@ -1,5 +1,5 @@
 import type { Account, Address, Chain } from 'viem'
-import { type VaultChainName, vaultChains } from '../sdk/chains.js'
+import { type VaultChainName, vaultChains } from '../index.js'
 import { AaveTestUSDCArtifact, TestUSDCArtifact } from './artifacts/index.js'
 import { circleUsdcName, type DeployerClient, installAt } from './deploy.js'
 

@@ -21,7 +21,7 @@ import {
   useProtocolHarness,
   VAULT_TYPE_AAVE,
   VAULT_TYPE_MORPHO,
-} from './protocolHarness.js'
+} from '../support/protocolHarness.js'
 
 const router = VaultRouterArtifact.abi
 const oracle = VaultOracleArtifact.abi

@@ -34,8 +34,8 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { permitTypes, usdcAbi } from '../../src/sdk/abis/usdc.js'
-import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
-import { expectForeignError, expectRevertReason } from './protocolHarness.js'
+import { type DevnetClients, useDevnet } from '../support/devnet.js'
+import { expectForeignError, expectRevertReason } from '../support/protocolHarness.js'
 
 /** Permit2's public SignatureTransfer interface: the functions, the event and every error it can revert with. */
 const permit2Abi = parseAbi([

@@ -24,8 +24,8 @@ import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { circleTestUsdcAddress } from '../../src/devnet/tokens.js'
 import { parseUsdc, vaultChains } from '../../src/index.js'
 import { permitTypes } from '../../src/sdk/abis/usdc.js'
-import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
-import { expectRevertReason } from './protocolHarness.js'
+import { type DevnetClients, useDevnet } from '../support/devnet.js'
+import { expectRevertReason } from '../support/protocolHarness.js'
 
 const aaveToken = AaveTestUSDCArtifact.abi
 const circleToken = TestUSDCArtifact.abi

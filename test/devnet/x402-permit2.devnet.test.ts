@@ -19,7 +19,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { createDevnetFacilitator } from '../../src/devnet/facilitator.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
-import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
+import { type DevnetClients, useDevnet } from '../support/devnet.js'
 
 const network = 'eip155:84532'
 
