@@ -80,7 +80,7 @@ async function main() {
       // A manual sweep in the sweeper's own queue shows the rule holding the money back.
       const sweep = await merchant.paywall.sweeper.depositIdle()
       if (sweep.deposited) throw new Error('the sweeper deposited below the threshold')
-      say(`   idle ${formatUsdc(sweep.idle)} USDC < ${threshold} USDC: stays in the wallet`)
+      say(`   idle ${formatUsdc(sweep.idleAmount)} USDC < ${threshold} USDC: stays in the wallet`)
     }
   }
   say()

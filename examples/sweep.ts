@@ -18,10 +18,10 @@ const result = await vault.depositIdle({
   reserve: process.env.SWEEP_RESERVE_USDC ?? '10',
 })
 console.log(
-  `balance ${formatUsdc(result.balance)} USDC, reserve ${formatUsdc(result.reserveFloor)} USDC, idle ${formatUsdc(result.idle)} USDC`,
+  `balance ${formatUsdc(result.walletBalance)} USDC, reserve ${formatUsdc(result.reserveFloor)} USDC, idle ${formatUsdc(result.idleAmount)} USDC`,
 )
 if (result.deposited) {
-  console.log(`deposited ${formatUsdc(result.amount)} USDC: ${result.txHash}`)
+  console.log(`deposited ${formatUsdc(result.idleAmount)} USDC: ${result.txHash}`)
 } else {
   console.log(`nothing deposited: ${result.reason}`)
 }

@@ -1,4 +1,4 @@
-import { createPublicClient } from 'viem'
+import { type Account, createPublicClient, createWalletClient } from 'viem'
 import {
   createVaultContext,
   loadVaultAddresses,
@@ -43,9 +43,9 @@ export function chainOption(text: string): VaultChainName {
 }
 
 /**
- * The RPC URL: `--rpc`, else the chain's environment variable, else (when `fallback` is set) the chain's
- * public RPC. Only http(s) URLs are accepted; a bad one is named without its path or query, where
- * providers put API keys.
+ * The RPC URL: `--rpc`, else the chain's environment variable, else (when `fallbackToPublic` is set)
+ * the chain's public RPC. Only http(s) URLs are accepted; a bad one is named without its path or
+ * query, where providers put API keys.
  *
  * @throws {UsageError} When there is none and no fallback, or it is not an http(s) URL.
  */
@@ -57,17 +57,20 @@ export function rpcUrlOption(
 ): string {
   const variable = rpcUrlVariables[chain]
   const url = flag || env[variable] || (options.fallbackToPublic ? publicRpcUrls[chain] : undefined)
-  if (!url) throw new UsageError(`Set ${variable} (or pass --rpc <url>) to reach ${chain}.`)
+  if (!url) {
+    throw new UsageError(
+      `${variable} is not set: export the RPC URL of ${chain}, or pass --rpc <url>.`,
+    )
+  }
+  const source = flag ? '--rpc' : variable
   let protocol: string
   try {
     protocol = new URL(url).protocol
   } catch {
-    throw new UsageError(`The RPC URL is not a URL (${flag ? '--rpc' : variable}).`)
+    throw new UsageError(`${source} is not a URL.`)
   }
   if (protocol !== 'http:' && protocol !== 'https:') {
-    throw new UsageError(
-      `The RPC URL must be http(s), not ${redactUrl(url)} (${flag ? '--rpc' : variable}).`,
-    )
+    throw new UsageError(`${source} must be an http(s) URL, not ${redactUrl(url)}.`)
   }
   return url
 }
@@ -78,10 +81,34 @@ export function rpcUrlOption(
  *
  * @throws {UsageError} When the addresses file is missing or malformed (the message names the key).
  */
-export async function connectReadOnly(
+export function connectReadOnly(
   chain: VaultChainName,
   rpcUrl: string,
   addressesPath: string | undefined,
+): Promise<VaultContext> {
+  return connect(chain, rpcUrl, addressesPath, undefined)
+}
+
+/**
+ * A vault context that signs with `account`: as {@link connectReadOnly}, with a wallet client on the
+ * same RPC for the command's writes.
+ *
+ * @throws {UsageError} When the addresses file is missing or malformed (the message names the key).
+ */
+export function connectSigning(
+  chain: VaultChainName,
+  rpcUrl: string,
+  addressesPath: string | undefined,
+  account: Account,
+): Promise<VaultContext> {
+  return connect(chain, rpcUrl, addressesPath, account)
+}
+
+async function connect(
+  chain: VaultChainName,
+  rpcUrl: string,
+  addressesPath: string | undefined,
+  account: Account | undefined,
 ): Promise<VaultContext> {
   let addresses: Awaited<ReturnType<typeof loadVaultAddresses>> | undefined
   if (addressesPath !== undefined) {
@@ -92,11 +119,11 @@ export async function connectReadOnly(
       throw error
     }
   }
+  const viemChain = vaultChains[chain].viemChain
+  const transport = vaultHttp(rpcUrl)
   return createVaultContext({
-    publicClient: createPublicClient({
-      chain: vaultChains[chain].viemChain,
-      transport: vaultHttp(rpcUrl),
-    }),
+    publicClient: createPublicClient({ chain: viemChain, transport }),
+    walletClient: account && createWalletClient({ account, chain: viemChain, transport }),
     chain,
     addresses,
   })

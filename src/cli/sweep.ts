@@ -1,29 +1,35 @@
 import { parseArgs } from 'node:util'
-import { type Account, createPublicClient, createWalletClient, type Hash } from 'viem'
+import type { Account, Hash } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { type VaultChainName, vaultChains } from '../sdk/chains.js'
-import { createVaultClient, type VaultClient } from '../sdk/createVaultClient.js'
-import { VaultError } from '../sdk/errors/classes.js'
-import { loadVaultAddresses } from '../sdk/loadVaultAddresses.js'
-import { formatUsdc, parseUsdc } from '../sdk/money.js'
-import { redactUrl } from '../sdk/redact.js'
-import type { NoDepositReason } from '../sdk/seller/decideSweep.js'
-import { vaultHttp } from '../sdk/transport.js'
+import {
+  depositIdle,
+  ensureInitializedAndWait,
+  formatUsdc,
+  type NoDepositReason,
+  parseUsdc,
+  previewDepositIdle,
+  type SweepAmounts,
+  type VaultChainName,
+  type VaultContext,
+  verifyAddresses,
+} from '../sdk/index.js'
+import { chainOption, connectionOptions, connectSigning, rpcUrlOption } from './connect.js'
 import { UsageError } from './usageError.js'
 
 export const sweepUsage = `Usage: x402-vault sweep [options]
 
-Deposits the merchant wallet's idle USDC into the vault now. The rule: idle = balance - reserve, and
-all of it is deposited when idle >= max(--min-idle, the vault's minimum deposit). Registers the
-wallet with the vault first if it is not yet.
+Sweeps the merchant wallet now: deposits its idle USDC into the vault. The rule: idle = balance -
+reserve, and all of it is deposited when idle >= max(--min-idle, the vault's minimum deposit).
+Registers the wallet with the vault first if it is not yet.
 
 Environment:
   MERCHANT_PRIVATE_KEY    the merchant wallet's private key (0x + 64 hex digits); never printed
-  BASE_SEPOLIA_RPC_URL    the RPC URL for --chain base-sepolia
-  BASE_MAINNET_RPC_URL    the RPC URL for --chain base
+  BASE_SEPOLIA_RPC_URL    the RPC URL for --chain base-sepolia (unless --rpc is given)
+  BASE_MAINNET_RPC_URL    the RPC URL for --chain base (unless --rpc is given)
 
 Options:
   --chain <base-sepolia|base>   the vault's chain (default base-sepolia)
+  --rpc <url>                   RPC URL (default: BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL)
   --min-idle <usdc>             deposit only once this much is idle (default 0: the vault's minimum)
   --reserve <usdc>              USDC to keep in the wallet (default 0)
   --addresses <path>            the vault's addresses file (a devnet or a private deployment)
@@ -33,22 +39,12 @@ Options:
 
 Exit codes: 0 swept (or nothing to sweep), 1 the sweep failed, 2 bad options or environment.`
 
-const rpcVariables: Record<VaultChainName, string> = {
-  base: 'BASE_MAINNET_RPC_URL',
-  'base-sepolia': 'BASE_SEPOLIA_RPC_URL',
-}
-
-/** What the summary reports, amounts in base units. */
-type SweepReport = {
+/** What the summary reports: the sweep's amounts (base units), what it did and why. */
+type SweepReport = SweepAmounts & {
   chain: VaultChainName
-  wallet: string
   dryRun: boolean
-  balance: bigint
-  reserve: bigint
-  idle: bigint
-  minDeposit: bigint
-  /** Deposited (or, in a dry run, what would be). */
-  deposited: bigint
+  /** Whether all of `idleAmount` was deposited (or, in a dry run, would be). */
+  deposited: boolean
   txHash: Hash | null
   reason: NoDepositReason | null
   /** The registration sent first, if one was. */
@@ -71,10 +67,9 @@ export async function runSweepCommand(
   const { values } = parseArgs({
     args: argv,
     options: {
-      chain: { type: 'string', default: 'base-sepolia' },
+      ...connectionOptions,
       'min-idle': { type: 'string', default: '0' },
       reserve: { type: 'string', default: '0' },
-      addresses: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -85,49 +80,31 @@ export async function runSweepCommand(
     process.stdout.write(`${sweepUsage}\n`)
     return 0
   }
-  if (values.chain !== 'base-sepolia' && values.chain !== 'base') {
-    throw new UsageError(`--chain must be base-sepolia or base, not "${values.chain}".`)
-  }
-  const chain: VaultChainName = values.chain
+  const chain = chainOption(values.chain)
   const minIdleThreshold = usdcFlag(values['min-idle'], '--min-idle')
   const reserve = usdcFlag(values.reserve, '--reserve')
   const account = merchantAccount(env.MERCHANT_PRIVATE_KEY)
-  const rpcUrl = rpcUrlOf(env, chain)
-  const addresses = values.addresses
-    ? await configured(() => loadVaultAddresses(values.addresses as string, { chain }))
-    : undefined
-
-  const viemChain = vaultChains[chain].viemChain
-  const transport = vaultHttp(rpcUrl)
-  const vault = createVaultClient({
-    publicClient: createPublicClient({ chain: viemChain, transport }),
-    walletClient: createWalletClient({ account, chain: viemChain, transport }),
-    chain,
-    addresses,
-  })
-  await vault.verifyAddresses()
+  const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: false })
+  const vault = await connectSigning(chain, rpcUrl, values.addresses, account)
+  await verifyAddresses(vault)
+  const options = { minIdleThreshold, reserve }
   const report = values['dry-run']
-    ? await previewSweep(vault, account, { minIdleThreshold, reserve })
-    : await sweep(vault, account, { minIdleThreshold, reserve })
+    ? await previewSweep(vault, options)
+    : await sweep(vault, options)
   process.stdout.write(values.json ? `${toJson(report)}\n` : summary(report))
   return 0
 }
 
 async function previewSweep(
-  vault: VaultClient,
-  account: Account,
+  vault: VaultContext,
   options: { minIdleThreshold: bigint; reserve: bigint },
 ): Promise<SweepReport> {
-  const preview = await vault.previewDepositIdle(options)
+  const preview = await previewDepositIdle(vault, options)
   return {
+    ...amountsOf(preview),
     chain: vault.chain,
-    wallet: account.address,
     dryRun: true,
-    balance: preview.balance,
-    reserve: preview.reserveFloor,
-    idle: preview.idle,
-    minDeposit: preview.minDeposit,
-    deposited: preview.deposit ? preview.amount : 0n,
+    deposited: preview.deposit,
     txHash: null,
     reason: preview.deposit ? null : preview.reason,
     registrationTxHash: null,
@@ -136,26 +113,27 @@ async function previewSweep(
 }
 
 async function sweep(
-  vault: VaultClient,
-  account: Account,
+  vault: VaultContext,
   options: { minIdleThreshold: bigint; reserve: bigint },
 ): Promise<SweepReport> {
-  const registration = await vault.ensureInitializedAndWait()
-  const result = await vault.depositIdle(options)
+  const registration = await ensureInitializedAndWait(vault)
+  const result = await depositIdle(vault, options)
   return {
+    ...amountsOf(result),
     chain: vault.chain,
-    wallet: account.address,
     dryRun: false,
-    balance: result.balance,
-    reserve: result.reserveFloor,
-    idle: result.idle,
-    minDeposit: result.minDeposit,
-    deposited: result.deposited ? result.amount : 0n,
+    deposited: result.deposited,
     txHash: result.deposited ? result.txHash : null,
     reason: result.deposited ? null : result.reason,
     registrationTxHash: registration.txHash,
     needsRegistration: false,
   }
+}
+
+/** Only the amounts of a sweep's result or preview. */
+function amountsOf(amounts: SweepAmounts): SweepAmounts {
+  const { wallet, walletBalance, reserveFloor, idleAmount, minDeposit } = amounts
+  return { wallet, walletBalance, reserveFloor, idleAmount, minDeposit }
 }
 
 const reasonText: Record<NoDepositReason, string> = {
@@ -172,16 +150,16 @@ function summary(report: SweepReport): string {
   ]
   if (report.registrationTxHash) lines.push(`  registered  tx ${report.registrationTxHash}`)
   lines.push(
-    `  balance     ${usdc(report.balance)}`,
-    `  reserve     ${usdc(report.reserve)}`,
-    `  idle        ${usdc(report.idle)} (the vault's minimum deposit: ${usdc(report.minDeposit)})`,
+    `  balance     ${usdc(report.walletBalance)}`,
+    `  reserve     ${usdc(report.reserveFloor)}`,
+    `  idle        ${usdc(report.idleAmount)} (the vault's minimum deposit: ${usdc(report.minDeposit)})`,
   )
   if (report.reason) {
     lines.push(`  deposited   nothing: ${reasonText[report.reason]}`)
   } else if (report.dryRun) {
-    lines.push(`  deposit     ${usdc(report.deposited)} (dry run: nothing sent)`)
+    lines.push(`  deposit     ${usdc(report.idleAmount)} (dry run: nothing sent)`)
   } else {
-    lines.push(`  deposited   ${usdc(report.deposited)}`, `  tx          ${report.txHash}`)
+    lines.push(`  deposited   ${usdc(report.idleAmount)}`, `  tx          ${report.txHash}`)
   }
   if (report.needsRegistration) {
     lines.push('  (the wallet is not registered with the vault yet: a sweep registers it first)')
@@ -194,12 +172,18 @@ function toJson(report: SweepReport): string {
   const amount = (value: bigint) => ({ usdc: formatUsdc(value), atomic: value.toString() })
   return JSON.stringify(
     {
-      ...report,
-      balance: amount(report.balance),
-      reserve: amount(report.reserve),
-      idle: amount(report.idle),
+      chain: report.chain,
+      wallet: report.wallet,
+      dryRun: report.dryRun,
+      walletBalance: amount(report.walletBalance),
+      reserveFloor: amount(report.reserveFloor),
+      idleAmount: amount(report.idleAmount),
       minDeposit: amount(report.minDeposit),
-      deposited: amount(report.deposited),
+      deposited: report.deposited,
+      txHash: report.txHash,
+      reason: report.reason,
+      registrationTxHash: report.registrationTxHash,
+      needsRegistration: report.needsRegistration,
     },
     null,
     2,
@@ -232,33 +216,5 @@ function merchantAccount(key: string | undefined): Account {
     return privateKeyToAccount(normalized as `0x${string}`)
   } catch {
     throw new UsageError('MERCHANT_PRIVATE_KEY is not a valid secp256k1 private key.')
-  }
-}
-
-function rpcUrlOf(env: NodeJS.ProcessEnv, chain: VaultChainName): string {
-  const name = rpcVariables[chain]
-  const url = env[name]
-  if (url === undefined || url === '') {
-    throw new UsageError(`${name} is not set: export the RPC URL of ${chain}.`)
-  }
-  let protocol: string
-  try {
-    protocol = new URL(url).protocol
-  } catch {
-    throw new UsageError(`${name} is not a URL.`)
-  }
-  if (protocol !== 'http:' && protocol !== 'https:') {
-    throw new UsageError(`${name} must be an http(s) URL, not ${redactUrl(url)}.`)
-  }
-  return url
-}
-
-/** Runs a configuration step; its `VaultError` is a usage problem (exit code 2). */
-async function configured<T>(step: () => Promise<T>): Promise<T> {
-  try {
-    return await step()
-  } catch (error) {
-    if (error instanceof VaultError) throw new UsageError(error.message)
-    throw error
   }
 }

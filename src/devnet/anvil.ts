@@ -73,9 +73,10 @@ export function resolveAnvilBinary(
   }
   throw new DevnetError('anvil was not found.', {
     code: 'ANVIL_NOT_FOUND',
-    details:
+    metaMessages: [
       'Install it with `npm install --save-dev @foundry-rs/anvil` (the project devDependency), ' +
-      'or install Foundry so that `anvil` is on PATH.',
+        'or install Foundry so that `anvil` is on PATH.',
+    ],
   })
 }
 
@@ -134,7 +135,7 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
       fail(
         new DevnetError('anvil did not start in time.', {
           code: 'ANVIL_START_FAILED',
-          details: tail(output),
+          ...withOutput(output),
         }),
       )
     }, options.startTimeoutMs ?? 20_000)
@@ -166,7 +167,7 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
       fail(
         new DevnetError(`anvil exited during start-up (code ${code}).`, {
           code: 'ANVIL_START_FAILED',
-          details: tail(output),
+          ...withOutput(output, { exitCode: code }),
         }),
       ),
     )
@@ -199,6 +200,11 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
   }
 }
 
-function tail(text: string): string {
-  return text.trim().split('\n').slice(-10).join('\n')
+/** The end of what anvil printed, for the details and the message: it says why anvil failed. */
+function withOutput(
+  text: string,
+  details: Record<string, unknown> = {},
+): { details: Record<string, unknown>; metaMessages: string[] } {
+  const output = text.trim().split('\n').slice(-10).join('\n')
+  return { details: { ...details, output }, metaMessages: [output] }
 }

@@ -217,7 +217,8 @@ export async function installMulticall3(client: Client): Promise<Address> {
   if (typeof code !== 'string' || code.toLowerCase() !== Multicall3Artifact.deployedBytecode) {
     throw new DevnetError('Multicall3 was not installed.', {
       code: 'DEPLOY_FAILED',
-      details: `eth_getCode(${multicall3Address}) returned ${String(code).slice(0, 20)}…`,
+      details: { address: multicall3Address },
+      metaMessages: [`eth_getCode(${multicall3Address}) returned ${String(code).slice(0, 20)}…`],
     })
   }
   return multicall3Address
@@ -276,13 +277,17 @@ async function deployBatch<name extends string>(
     if (receipt.status !== 'success') {
       throw new DevnetError(`The ${contractName} deployment reverted.`, {
         code: 'DEPLOY_FAILED',
-        details: `transaction ${receipt.transactionHash}`,
+        details: { contractName, transactionHash: receipt.transactionHash },
+        metaMessages: [`transaction ${receipt.transactionHash}`],
       })
     }
     if (receipt.contractAddress?.toLowerCase() !== at[key].toLowerCase()) {
       throw new DevnetError(`${contractName} landed at an unexpected address.`, {
         code: 'DEPLOY_FAILED',
-        details: `expected ${at[key]}, got ${receipt.contractAddress}; did another transaction from the deployer run concurrently?`,
+        details: { contractName, expected: at[key], actual: receipt.contractAddress },
+        metaMessages: [
+          `expected ${at[key]}, got ${receipt.contractAddress}; did another transaction from the deployer run concurrently?`,
+        ],
       })
     }
   }
@@ -307,7 +312,8 @@ async function send(
   if (receipt.status !== 'success') {
     throw new DevnetError(`Could not ${what}: the transaction reverted.`, {
       code: 'DEPLOY_FAILED',
-      details: `transaction ${hash}`,
+      details: { transactionHash: hash },
+      metaMessages: [`transaction ${hash}`],
     })
   }
 }
@@ -317,12 +323,17 @@ async function attempt<result>(what: string, run: () => Promise<result>): Promis
     return await run()
   } catch (cause) {
     // viem's full messages repeat the calldata (whole bytecodes here); its short message is the useful part.
-    const details =
+    const reason =
       cause instanceof BaseError
         ? [cause.shortMessage, cause.details].filter(Boolean).join('\n')
         : cause instanceof Error
           ? cause.message
           : String(cause)
-    throw new DevnetError(`Could not ${what}.`, { code: 'DEPLOY_FAILED', details, cause })
+    throw new DevnetError(`Could not ${what}.`, {
+      code: 'DEPLOY_FAILED',
+      details: { reason },
+      metaMessages: [reason],
+      cause,
+    })
   }
 }

@@ -81,7 +81,8 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
   if (!entry) {
     throw new DevnetError(`Unknown chain ${JSON.stringify(String(chainName))}.`, {
       code: 'INVALID_OPTIONS',
-      details: "Use 'base-sepolia' (chain id 84532) or 'base' (8453).",
+      details: { chain: chainName },
+      metaMessages: ["Use 'base-sepolia' (chain id 84532) or 'base' (8453)."],
     })
   }
   if (
@@ -90,7 +91,8 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
   ) {
     throw new DevnetError(`Invalid port ${String(options.port)}.`, {
       code: 'INVALID_OPTIONS',
-      details: 'Give an integer from 0 to 65535, or leave it out for a free port.',
+      details: { port: options.port },
+      metaMessages: ['Give an integer from 0 to 65535, or leave it out for a free port.'],
     })
   }
   const multicallBlock = entry.viemChain.contracts?.multicall3?.blockCreated ?? 0
@@ -189,7 +191,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     if (cause instanceof DevnetError) throw cause
     throw new DevnetError('The devnet could not be set up.', {
       code: 'DEPLOY_FAILED',
-      details: cause instanceof Error ? cause.message.split('\n')[0] : undefined,
+      metaMessages: [cause instanceof Error ? cause.message.split('\n')[0] : undefined],
       cause,
     })
   }

@@ -4,6 +4,8 @@ import {
   parseUsdc,
   redactUrl,
   type VaultAddresses,
+  VaultError,
+  type VaultErrorOptions,
 } from '../sdk/index.js'
 
 /** How much the server writes to stderr: `error` is quiet, `debug` logs every tool call. */
@@ -22,7 +24,7 @@ export type McpConfig = {
   logLevel: McpLogLevel
 }
 
-/** The environment variables the server reads (PRODUCT.md §6.1), and nothing else. */
+/** The environment variables the server reads, and nothing else (no key: it never signs). */
 export type McpEnv = {
   BASE_SEPOLIA_RPC_URL?: string | undefined
   VAULT_CHAIN?: string | undefined
@@ -38,21 +40,33 @@ export const defaultMaxPlanUsdc = parseUsdc('100')
 
 const logLevels: readonly McpLogLevel[] = ['debug', 'info', 'warn', 'error']
 
-/** The environment cannot start the server. The message is one line naming the variable. */
-export class McpConfigError extends Error {
+/**
+ * The environment cannot start the server. The message is one line naming the variable; the code is
+ * always `INVALID_CONFIG`.
+ *
+ * @example
+ * new McpConfigError('MCP_LOG_LEVEL must be one of …', { variable: 'MCP_LOG_LEVEL' })
+ */
+export class McpConfigError extends VaultError {
   override name = 'McpConfigError'
   /** The variable at fault, such as `VAULT_CHAIN`. */
   readonly variable: keyof McpEnv
-  readonly details: Record<string, unknown>
+  /**
+   * @param options - The `variable` at fault (also put in `details`), and optionally details and the
+   *   cause.
+   */
   constructor(
-    variable: keyof McpEnv,
     message: string,
-    details: Record<string, unknown> = {},
-    cause?: unknown,
+    options: Omit<VaultErrorOptions, 'code' | 'retryable'> & { variable: keyof McpEnv },
   ) {
-    super(message, cause === undefined ? undefined : { cause })
+    const { variable, ...common } = options
+    super(message, {
+      ...common,
+      code: 'INVALID_CONFIG',
+      category: 'config',
+      details: { variable, ...options.details },
+    })
     this.variable = variable
-    this.details = details
   }
 }
 
@@ -76,22 +90,22 @@ export async function loadMcpConfig(env: McpEnv): Promise<McpConfig> {
   const chain = env.VAULT_CHAIN || 'base-sepolia'
   if (chain !== 'base-sepolia') {
     throw new McpConfigError(
-      'VAULT_CHAIN',
       `VAULT_CHAIN must be base-sepolia in this beta, not ${JSON.stringify(chain.slice(0, 40))}: the MCP server does not serve Base mainnet yet.`,
+      { variable: 'VAULT_CHAIN' },
     )
   }
   const rpcUrl = env.BASE_SEPOLIA_RPC_URL || defaultRpcUrl
   if (!isHttpUrl(rpcUrl)) {
     throw new McpConfigError(
-      'BASE_SEPOLIA_RPC_URL',
       `BASE_SEPOLIA_RPC_URL must be an http(s) URL, not ${redactUrl(rpcUrl)}.`,
+      { variable: 'BASE_SEPOLIA_RPC_URL' },
     )
   }
   const logLevel = env.MCP_LOG_LEVEL || 'info'
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new McpConfigError(
-      'MCP_LOG_LEVEL',
       `MCP_LOG_LEVEL must be one of ${logLevels.join(', ')}, not ${JSON.stringify(logLevel.slice(0, 40))}.`,
+      { variable: 'MCP_LOG_LEVEL' },
     )
   }
   return {
@@ -110,16 +124,14 @@ function parseMaxPlanUsdc(text: string | undefined): bigint {
     cap = parseUsdc(text)
   } catch (error) {
     throw new McpConfigError(
-      'VAULT_MCP_MAX_PLAN_USDC',
       `VAULT_MCP_MAX_PLAN_USDC must be a positive decimal USDC amount such as "100": ${(error as Error).message}`,
-      {},
-      error,
+      { variable: 'VAULT_MCP_MAX_PLAN_USDC', cause: error },
     )
   }
   if (cap === 0n) {
     throw new McpConfigError(
-      'VAULT_MCP_MAX_PLAN_USDC',
       `VAULT_MCP_MAX_PLAN_USDC must be greater than 0 USDC (it is ${formatUsdc(cap)}).`,
+      { variable: 'VAULT_MCP_MAX_PLAN_USDC' },
     )
   }
   return cap
@@ -130,8 +142,9 @@ async function loadAddresses(path: string): Promise<VaultAddresses> {
     return await loadVaultAddresses(path, { chain: 'base-sepolia' })
   } catch (error) {
     // The loader's message already names the file and the key at fault.
-    throw new McpConfigError('VAULT_ADDRESSES', `VAULT_ADDRESSES: ${(error as Error).message}`, {
-      file: path,
+    throw new McpConfigError(`VAULT_ADDRESSES: ${(error as Error).message}`, {
+      variable: 'VAULT_ADDRESSES',
+      details: { file: path },
     })
   }
 }

@@ -78,9 +78,8 @@ export function createVaultConnection(config: McpConfig, logger: McpLogger): Vau
       }
       if (vaultError.category === 'config') {
         refusal = new McpToolError(
-          vaultError.code,
           `The vault deployment failed verification, so no tool can answer: ${vaultError.message} Check BASE_SEPOLIA_RPC_URL and VAULT_ADDRESSES, then restart the server.`,
-          { details: vaultError.details },
+          { code: vaultError.code, category: 'config', details: vaultError.details },
         )
         logger.error(refusal.message)
         throw refusal
@@ -92,9 +91,8 @@ export function createVaultConnection(config: McpConfig, logger: McpLogger): Vau
 
   function chainMismatch(actual: string): McpToolError {
     const error = new McpToolError(
-      'CHAIN_MISMATCH',
       `The RPC (BASE_SEPOLIA_RPC_URL) serves chain ${actual}, not ${config.chain} (${chain.chainId}), so nothing was read or planned: an answer from that chain would describe another deployment. Point BASE_SEPOLIA_RPC_URL at a ${chain.viemChain.name} node; the server checks the chain again at every call.`,
-      { details: { expected: chain.chainId, actual } },
+      { code: 'CHAIN_MISMATCH', category: 'config', details: { expected: chain.chainId, actual } },
     )
     logger.error(error.message)
     return error
@@ -109,9 +107,8 @@ export function createVaultConnection(config: McpConfig, logger: McpLogger): Vau
     }
     if (typeof answer !== 'string' || !/^0x[0-9a-fA-F]{1,16}$/.test(answer)) {
       throw new VaultRpcError(
-        'RPC_BAD_RESPONSE',
         `Chain check failed: the RPC answered eth_chainId with ${JSON.stringify(answer)?.slice(0, 40)}, not a chain id, so nothing was read or planned.`,
-        { retryable: true },
+        { code: 'RPC_BAD_RESPONSE', retryable: true },
       )
     }
     const actual = Number.parseInt(answer, 16)

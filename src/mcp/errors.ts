@@ -1,31 +1,43 @@
-import { VaultContractError, VaultError, type VaultErrorCode } from '../sdk/index.js'
+import {
+  VaultContractError,
+  VaultError,
+  type VaultErrorCategory,
+  type VaultErrorCode,
+  type VaultErrorOptions,
+} from '../sdk/index.js'
 import type { McpLogger } from './logger.js'
 
-/** Codes only the MCP layer raises; every other code is the SDK's `VaultErrorCode`. */
-export type McpOnlyErrorCode = 'PLAN_CAP_EXCEEDED' | 'INTERNAL_ERROR'
+/** Codes only the MCP layer raises: their own section of `vaultErrorCodes`. */
+export type McpOnlyErrorCode = Extract<
+  VaultErrorCode,
+  'PLAN_CAP_EXCEEDED' | 'INVALID_CONFIG' | 'INTERNAL_ERROR'
+>
 
-/** A stable error code an MCP client can act on. */
-export type McpErrorCode = VaultErrorCode | McpOnlyErrorCode
+/**
+ * A stable error code an MCP client can act on. It is `VaultErrorCode`, one family: a tool answers
+ * with the SDK's codes and the MCP layer's own (`McpOnlyErrorCode`).
+ */
+export type McpErrorCode = VaultErrorCode
 
 /**
  * A tool call the server refuses, with a message that says what is wrong and what to do. It never
  * reaches the client as a thrown error: the tool answers `isError: true` with its text.
+ *
+ * @example
+ * new McpToolError('Give amountUsdc or shares.', { code: 'INVALID_ARGUMENT' })
  */
-export class McpToolError extends Error {
+export class McpToolError extends VaultError {
   override name = 'McpToolError'
-  readonly code: McpErrorCode
-  /** Whether calling again later, unchanged, can succeed (RPC trouble). */
-  readonly retryable: boolean
-  readonly details: Record<string, unknown>
+  /**
+   * @param message - What is wrong and what to do; the client reads it as it is.
+   * @param options - The common options, and the `category` (`validation`, for bad tool input, when
+   *   left out; a refusal made from an SDK error passes that error's).
+   */
   constructor(
-    code: McpErrorCode,
     message: string,
-    options: { retryable?: boolean; details?: Record<string, unknown>; cause?: unknown } = {},
+    options: VaultErrorOptions & { category?: VaultErrorCategory | undefined },
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.code = code
-    this.retryable = options.retryable ?? false
-    this.details = options.details ?? {}
+    super(message, { ...options, category: options.category ?? 'validation' })
   }
 }
 
@@ -63,7 +75,7 @@ const rpcAdvice =
  * @param logger - Where unexpected errors are logged.
  * @returns Such as `INVALID_ARGUMENT: Give either amountUsdc or shares.`
  * @example
- * toolErrorText(new McpToolError('INVALID_ARGUMENT', 'Give either amountUsdc or shares.'), logger)
+ * toolErrorText(new McpToolError('Give either amountUsdc or shares.', { code: 'INVALID_ARGUMENT' }), logger)
  */
 export function toolErrorText(error: unknown, logger: McpLogger): string {
   const { code, retryable, message } = describeToolError(error, logger)

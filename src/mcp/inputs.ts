@@ -17,8 +17,8 @@ export function parseWalletInput(text: string): Address {
     return evmAddress(text)
   } catch (error) {
     throw new McpToolError(
-      'INVALID_ADDRESS',
       `wallet: ${(error as Error).message} Give the wallet as 0x followed by 40 hex digits.`,
+      { code: 'INVALID_ADDRESS' },
     )
   }
 }
@@ -40,10 +40,14 @@ export function parseUsdcInput(text: string, config: McpConfig): bigint {
   try {
     amount = parseUsdc(text)
   } catch (error) {
-    throw new McpToolError('INVALID_AMOUNT', `amountUsdc: ${(error as Error).message} ${howTo}`)
+    throw new McpToolError(`amountUsdc: ${(error as Error).message} ${howTo}`, {
+      code: 'INVALID_AMOUNT',
+    })
   }
   if (amount === 0n) {
-    throw new McpToolError('INVALID_AMOUNT', `amountUsdc must be greater than 0. ${howTo}`)
+    throw new McpToolError(`amountUsdc must be greater than 0. ${howTo}`, {
+      code: 'INVALID_AMOUNT',
+    })
   }
   assertWithinPlanCap(amount, config, `The plan is for ${formatUsdc(amount)} USDC`)
   return amount
@@ -62,16 +66,15 @@ export function parseSharesInput(text: string): bigint {
   const howTo =
     'Give shares as a whole number of base units greater than 0 (the share token has 6 decimals: "2500000" is 2.5 shares).'
   if (!/^[0-9]+$/.test(text)) {
-    throw new McpToolError(
-      'INVALID_AMOUNT',
-      `shares ${describeInput(text)} is not a whole number. ${howTo}`,
-    )
+    throw new McpToolError(`shares ${describeInput(text)} is not a whole number. ${howTo}`, {
+      code: 'INVALID_AMOUNT',
+    })
   }
   const shares = BigInt(text)
   if (shares === 0n)
-    throw new McpToolError('INVALID_AMOUNT', `shares must be greater than 0. ${howTo}`)
+    throw new McpToolError(`shares must be greater than 0. ${howTo}`, { code: 'INVALID_AMOUNT' })
   if (shares > maxUint256) {
-    throw new McpToolError('INVALID_AMOUNT', 'shares does not fit in uint256.')
+    throw new McpToolError('shares does not fit in uint256.', { code: 'INVALID_AMOUNT' })
   }
   return shares
 }
@@ -90,9 +93,8 @@ export function assertWithinPlanCap(amount: bigint, config: McpConfig, what: str
   if (amount <= config.maxPlanUsdc) return
   const cap = formatUsdc(config.maxPlanUsdc)
   throw new McpToolError(
-    'PLAN_CAP_EXCEEDED',
     `${what}, above this server's per-plan cap of ${cap} USDC (VAULT_MCP_MAX_PLAN_USDC = ${cap}). Plan at most ${cap} USDC per call, or ask whoever runs the server to raise VAULT_MCP_MAX_PLAN_USDC.`,
-    { details: { amount, cap: config.maxPlanUsdc } },
+    { code: 'PLAN_CAP_EXCEEDED', details: { amount, cap: config.maxPlanUsdc } },
   )
 }
 

@@ -142,17 +142,15 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
   const { vault, routes } = options ?? ({} as CreatePaywallOptions)
   if (typeof vault?.attachToResourceServer !== 'function') {
     throw new VaultValidationError(
-      'INVALID_ARGUMENT',
       '`vault` must be a vault client (createVaultClient) with a wallet client for the merchant.',
-      { field: 'vault' },
+      { code: 'INVALID_ARGUMENT', details: { field: 'vault' } },
     )
   }
   const payTo = evmAddress(options.payTo)
   if (typeof routes !== 'object' || routes === null || Object.keys(routes).length === 0) {
     throw new VaultValidationError(
-      'INVALID_ARGUMENT',
       "`routes` must name at least one paid route, such as { 'GET /premium': { price: '0.01', … } }.",
-      { field: 'routes' },
+      { code: 'INVALID_ARGUMENT', details: { field: 'routes' } },
     )
   }
   // Prices are checked before anything goes over the network: a typo fails fast.
@@ -191,9 +189,8 @@ function resourceServerOf(options: CreatePaywallOptions): x402ResourceServer {
   if (resourceServer !== undefined) {
     if (facilitator !== undefined) {
       throw new VaultValidationError(
-        'INVALID_ARGUMENT',
         'Give either `facilitator` or `resourceServer`, not both: a resource server has its own facilitator clients.',
-        { field: 'facilitator' },
+        { code: 'INVALID_ARGUMENT', details: { field: 'facilitator' } },
       )
     }
     // Structural: the caller's resource server may come from another copy of @x402/core.
@@ -203,25 +200,22 @@ function resourceServerOf(options: CreatePaywallOptions): x402ResourceServer {
       typeof resourceServer.onAfterSettle !== 'function'
     ) {
       throw new VaultValidationError(
-        'INVALID_ARGUMENT',
         '`resourceServer` must be an x402ResourceServer (from @x402/core/server, @x402/express or @x402/hono).',
-        { field: 'resourceServer' },
+        { code: 'INVALID_ARGUMENT', details: { field: 'resourceServer' } },
       )
     }
     return resourceServer
   }
   if (typeof facilitator?.url !== 'string' || !/^https?:\/\//.test(facilitator.url)) {
     throw new VaultValidationError(
-      'INVALID_ARGUMENT',
       '`facilitator.url` must be the http(s) URL of an x402 facilitator (or pass `resourceServer`).',
-      { field: 'facilitator.url' },
+      { code: 'INVALID_ARGUMENT', details: { field: 'facilitator.url' } },
     )
   }
   if (facilitator.bearerToken !== undefined && facilitator.createAuthHeaders !== undefined) {
     throw new VaultValidationError(
-      'INVALID_ARGUMENT',
       'Give either `facilitator.bearerToken` or `facilitator.createAuthHeaders`, not both.',
-      { field: 'facilitator' },
+      { code: 'INVALID_ARGUMENT', details: { field: 'facilitator' } },
     )
   }
   return new x402ResourceServer(
@@ -242,9 +236,8 @@ function authHeaders(
   if (token === undefined) return {}
   if (typeof token !== 'string' || token === '' || /[\s]/.test(token)) {
     throw new VaultValidationError(
-      'INVALID_ARGUMENT',
       '`facilitator.bearerToken` must be a non-empty token without spaces.',
-      { field: 'facilitator.bearerToken' },
+      { code: 'INVALID_ARGUMENT', details: { field: 'facilitator.bearerToken' } },
     )
   }
   const headers = { Authorization: `Bearer ${token}` }
@@ -263,9 +256,8 @@ function routePrice(
     return x402UsdcPrice({ chain: vault.chain, amount: route?.price, asset })
   } catch (error) {
     throw new VaultValidationError(
-      'INVALID_AMOUNT',
       `routes[${JSON.stringify(key)}].price: ${(error as Error).message}`,
-      { field: `routes[${JSON.stringify(key)}].price` },
+      { code: 'INVALID_AMOUNT', details: { field: `routes[${JSON.stringify(key)}].price` } },
     )
   }
 }
@@ -279,11 +271,10 @@ function routeConfig(
 ): RouteConfig {
   for (const field of ['description', 'mimeType'] as const) {
     if (typeof route[field] !== 'string') {
-      throw new VaultValidationError(
-        'INVALID_ARGUMENT',
-        `routes[${JSON.stringify(key)}].${field} must be a string.`,
-        { field: `routes[${JSON.stringify(key)}].${field}` },
-      )
+      throw new VaultValidationError(`routes[${JSON.stringify(key)}].${field} must be a string.`, {
+        code: 'INVALID_ARGUMENT',
+        details: { field: `routes[${JSON.stringify(key)}].${field}` },
+      })
     }
   }
   return {
@@ -344,26 +335,22 @@ async function initialized(
   try {
     httpServer = new x402HTTPResourceServer(resourceServer, routes)
   } catch (error) {
-    throw new VaultValidationError(
-      'INVALID_ARGUMENT',
-      `x402 refused the routes: ${messageOf(error)}`,
-    )
+    throw new VaultValidationError(`x402 refused the routes: ${messageOf(error)}`, {
+      code: 'INVALID_ARGUMENT',
+    })
   }
   try {
     await httpServer.initialize()
   } catch (error) {
     if ((error as Error)?.name === 'RouteConfigurationError') {
       throw new VaultConfigError(
-        'FACILITATOR_UNSUPPORTED',
         `The facilitator does not support the exact scheme on ${network}, which this vault's chain needs: use a facilitator that supports ${network}. (${messageOf(error)})`,
-        { network },
+        { code: 'FACILITATOR_UNSUPPORTED', details: { network } },
       )
     }
     throw new VaultConfigError(
-      'FACILITATOR_UNREACHABLE',
       `The x402 facilitator could not be reached or refused the request: ${messageOf(error)}. Check its URL and credentials.`,
-      { network },
-      error,
+      { code: 'FACILITATOR_UNREACHABLE', details: { network }, cause: error },
     )
   }
   return httpServer

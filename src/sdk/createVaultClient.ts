@@ -65,12 +65,9 @@ import {
   type SettlementHookTarget,
   type Sweeper,
 } from './seller/attachToResourceServer.js'
-import {
-  type DepositIdleParameters,
-  type DepositIdleResult,
-  depositIdle,
-} from './seller/depositIdle.js'
+import { type DepositIdleParameters, depositIdle } from './seller/depositIdle.js'
 import { type DepositIdlePreview, previewDepositIdle } from './seller/previewDepositIdle.js'
+import type { SweepResult } from './seller/sweep.js'
 
 /** `createVaultContext`'s parameters: the clients, the chain and any address overrides. */
 export type CreateVaultClientParameters = CreateVaultContextParameters
@@ -113,8 +110,11 @@ export type VaultActions = {
   depositAndWait: (params: DepositParameters & WaitOptions) => Promise<DepositResult>
   withdraw: (params: WithdrawParameters) => Promise<Hash>
   withdrawAndWait: (params: WithdrawParameters & WaitOptions) => Promise<WithdrawResult>
-  /** Sweeps the wallet's idle USDC above a reserve into the vault now. See {@link depositIdle}. */
-  depositIdle: (params: DepositIdleParameters) => Promise<DepositIdleResult>
+  /**
+   * Sweeps the wallet's idle USDC above a reserve into the vault now, with the options given; knows of
+   * no settlements or observers (an attached sweeper's `depositIdle()` does). See {@link depositIdle}.
+   */
+  depositIdle: (params: DepositIdleParameters) => Promise<SweepResult>
   /** What `depositIdle` would do now, in one round trip, sending nothing. See {@link previewDepositIdle}. */
   previewDepositIdle: (params: DepositIdleParameters) => Promise<DepositIdlePreview>
   /** Sweeps after every x402 settlement that paid the merchant. See {@link attachToResourceServer}. */

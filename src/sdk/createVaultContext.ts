@@ -46,17 +46,15 @@ export function createVaultContext(parameters: CreateVaultContextParameters): Va
   if (!entry) {
     const shown =
       typeof chain === 'string' ? JSON.stringify(chain) : `(${typeof chain}, not a string)`
-    throw new VaultConfigError(
-      'UNKNOWN_CHAIN',
-      `Unknown chain ${shown}: use 'base' or 'base-sepolia'.`,
-      { chain: typeof chain === 'string' ? chain : typeof chain },
-    )
+    throw new VaultConfigError(`Unknown chain ${shown}: use 'base' or 'base-sepolia'.`, {
+      code: 'UNKNOWN_CHAIN',
+      details: { chain: typeof chain === 'string' ? chain : typeof chain },
+    })
   }
   if (!publicClient || typeof publicClient.request !== 'function') {
-    throw new VaultValidationError(
-      'INVALID_ARGUMENT',
-      'publicClient must be a viem client (createPublicClient).',
-    )
+    throw new VaultValidationError('publicClient must be a viem client (createPublicClient).', {
+      code: 'INVALID_ARGUMENT',
+    })
   }
   for (const [name, client] of [
     ['publicClient', publicClient],
@@ -65,9 +63,11 @@ export function createVaultContext(parameters: CreateVaultContextParameters): Va
     const id = client?.chain?.id
     if (id !== undefined && id !== entry.chainId) {
       throw new VaultConfigError(
-        'CHAIN_MISMATCH',
         `${name} is on chain ${id}, but the vault client is for ${chain} (${entry.chainId}).`,
-        { field: `${name}.chain.id`, expected: entry.chainId, actual: id },
+        {
+          code: 'CHAIN_MISMATCH',
+          details: { field: `${name}.chain.id`, expected: entry.chainId, actual: id },
+        },
       )
     }
   }
@@ -89,18 +89,16 @@ function resolveAddresses(
   overrides: Partial<VaultAddresses> | undefined,
 ): Readonly<VaultAddresses> {
   if (overrides !== undefined && (typeof overrides !== 'object' || overrides === null)) {
-    throw new VaultValidationError(
-      'INVALID_ADDRESS',
-      '`addresses` must be an object of contract addresses.',
-    )
+    throw new VaultValidationError('`addresses` must be an object of contract addresses.', {
+      code: 'INVALID_ADDRESS',
+    })
   }
   const result = { ...defaults }
   for (const key of Object.keys(overrides ?? {})) {
     if (!(vaultAddressKeys as readonly string[]).includes(key)) {
       throw new VaultValidationError(
-        'INVALID_ARGUMENT',
         `Unknown address field ${JSON.stringify(key)} in \`addresses\`: expected ${vaultAddressKeys.join(', ')}.`,
-        { field: key },
+        { code: 'INVALID_ARGUMENT', details: { field: key } },
       )
     }
   }
@@ -110,11 +108,10 @@ function resolveAddresses(
     try {
       result[key] = evmAddress(value)
     } catch (error) {
-      throw new VaultValidationError(
-        'INVALID_ADDRESS',
-        `addresses.${key}: ${(error as Error).message}`,
-        { field: `addresses.${key}` },
-      )
+      throw new VaultValidationError(`addresses.${key}: ${(error as Error).message}`, {
+        code: 'INVALID_ADDRESS',
+        details: { field: `addresses.${key}` },
+      })
     }
   }
   return Object.freeze(result)

@@ -49,7 +49,7 @@ export function unwrapField<T>(value: Field<T>, name = 'field'): T {
   if (isUnavailable(value)) {
     const details: VaultErrorDetails = { reasonCode: value.code }
     if (value.errorName) details.errorName = value.errorName
-    throw new UnavailableFieldError(name, value.reason, details)
+    throw new UnavailableFieldError({ field: name, reason: value.reason, details })
   }
   return value
 }

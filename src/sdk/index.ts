@@ -80,6 +80,7 @@ export {
   VaultContractError,
   type VaultContractRole,
   VaultError,
+  type VaultErrorOptions,
   VaultPreconditionError,
   VaultRpcError,
   VaultTransactionError,
@@ -102,7 +103,6 @@ export {
   unavailable,
   unwrapField,
 } from './field.js'
-export type { SweepOptions } from './internal/sweep.js'
 export { DEFAULT_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from './internal/validate.js'
 export type { WaitOptions } from './internal/write.js'
 export {
@@ -122,12 +122,8 @@ export { redactSecrets, redactUrl } from './redact.js'
 export {
   type AttachToResourceServerOptions,
   attachToResourceServer,
-  type IdleDeposit,
   type SettlementHookTarget,
   type Sweeper,
-  type SweeperMemory,
-  type SweeperProblem,
-  type SweepPhase,
 } from './seller/attachToResourceServer.js'
 export {
   type DecideSweepParameters,
@@ -135,14 +131,7 @@ export {
   type NoDepositReason,
   type SweepDecision,
 } from './seller/decideSweep.js'
-export {
-  type DepositIdleParameters,
-  type DepositIdleResult,
-  depositIdle,
-  type IdleDepositResult,
-  type SweepAmounts,
-  type SweepStep,
-} from './seller/depositIdle.js'
+export { type DepositIdleParameters, depositIdle } from './seller/depositIdle.js'
 export {
   type IgnoredSettlementReason,
   type MerchantSettlement,
@@ -151,6 +140,16 @@ export {
 } from './seller/merchantSettlement.js'
 export { type DepositIdlePreview, previewDepositIdle } from './seller/previewDepositIdle.js'
 export { readX402UsdcAsset } from './seller/readX402UsdcAsset.js'
+export type { SweeperMemory } from './seller/settlementRecord.js'
+export type {
+  IdleDeposit,
+  NoIdleDeposit,
+  SweepAmounts,
+  SweepOptions,
+  SweepResult,
+  SweepStep,
+} from './seller/sweep.js'
+export type { SweeperProblem, SweepPhase } from './seller/sweepObservers.js'
 export {
   type X402AssetTransferMethod,
   type X402UsdcAsset,

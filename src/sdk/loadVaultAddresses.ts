@@ -38,10 +38,9 @@ export async function loadVaultAddresses(
   options: LoadVaultAddressesOptions = {},
 ): Promise<VaultAddresses> {
   if (typeof path !== 'string' || path === '') {
-    throw new VaultConfigError(
-      'ADDRESSES_FILE_INVALID',
-      'The addresses file path must be a non-empty string.',
-    )
+    throw new VaultConfigError('The addresses file path must be a non-empty string.', {
+      code: 'ADDRESSES_FILE_INVALID',
+    })
   }
   // Loaded here, not at the top: the SDK root must stay importable where `node:fs` does not exist.
   const { readFile } = await import('node:fs/promises')
@@ -58,21 +57,19 @@ export async function loadVaultAddresses(
           : code === 'EISDIR'
             ? 'it is a directory'
             : 'it could not be read'
-    throw new VaultConfigError(
-      'ADDRESSES_FILE_INVALID',
-      `Cannot read the addresses file ${path}: ${why}.`,
-      { file: path },
-    )
+    throw new VaultConfigError(`Cannot read the addresses file ${path}: ${why}.`, {
+      code: 'ADDRESSES_FILE_INVALID',
+      details: { file: path },
+    })
   }
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch {
-    throw new VaultConfigError(
-      'ADDRESSES_FILE_INVALID',
-      `The addresses file ${path} is not valid JSON.`,
-      { file: path },
-    )
+    throw new VaultConfigError(`The addresses file ${path} is not valid JSON.`, {
+      code: 'ADDRESSES_FILE_INVALID',
+      details: { file: path },
+    })
   }
   return parseVaultAddresses(json, { ...options, source: path })
 }
@@ -93,9 +90,12 @@ export function parseVaultAddresses(
 ): VaultAddresses {
   const source = options.source ?? 'the addresses object'
   const fail = (message: string, key?: string) =>
-    new VaultConfigError('ADDRESSES_FILE_INVALID', `${message} (in ${source})`, {
-      file: source,
-      ...(key === undefined ? {} : { key }),
+    new VaultConfigError(`${message} (in ${source})`, {
+      code: 'ADDRESSES_FILE_INVALID',
+      details: {
+        file: source,
+        ...(key === undefined ? {} : { key }),
+      },
     })
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw fail('Expected a JSON object of contract addresses')
@@ -127,9 +127,8 @@ export function parseVaultAddresses(
     const actual = fileChain !== undefined ? vaultChains[fileChain].chainId : fileChainId
     if (actual !== undefined && actual !== wanted) {
       throw new VaultConfigError(
-        'CHAIN_MISMATCH',
         `The addresses in ${source} are for chain ${actual}, but the client is for ${options.chain} (${wanted}).`,
-        { file: source, expected: wanted, actual },
+        { code: 'CHAIN_MISMATCH', details: { file: source, expected: wanted, actual } },
       )
     }
   }

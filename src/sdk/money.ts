@@ -24,33 +24,31 @@ const usdcPattern = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/
  */
 export function parseUsdc(text: string): bigint {
   if (typeof text !== 'string') {
-    throw new VaultValidationError('INVALID_AMOUNT', 'A USDC amount must be a decimal string.', {
-      received: typeof text,
+    throw new VaultValidationError('A USDC amount must be a decimal string.', {
+      code: 'INVALID_AMOUNT',
+      details: { received: typeof text },
     })
   }
   const match = usdcPattern.exec(text)
   if (!match) {
-    throw new VaultValidationError(
-      'INVALID_AMOUNT',
-      `Invalid USDC amount ${quote(text)}: ${whyInvalid(text)}.`,
-      {
-        input: safeEcho(text),
-      },
-    )
+    throw new VaultValidationError(`Invalid USDC amount ${quote(text)}: ${whyInvalid(text)}.`, {
+      code: 'INVALID_AMOUNT',
+      details: { input: safeEcho(text) },
+    })
   }
   const whole = match[1] ?? '0'
   const fraction = match[2] ?? ''
   if (fraction.length > USDC_DECIMALS) {
     throw new VaultValidationError(
-      'INVALID_AMOUNT',
       `Invalid USDC amount ${quote(text)}: USDC has at most ${USDC_DECIMALS} decimals.`,
-      { input: safeEcho(text) },
+      { code: 'INVALID_AMOUNT', details: { input: safeEcho(text) } },
     )
   }
   const value = BigInt(whole) * UNIT + BigInt(fraction.padEnd(USDC_DECIMALS, '0') || '0')
   if (value > maxUint256) {
-    throw new VaultValidationError('INVALID_AMOUNT', 'The USDC amount is too large.', {
-      input: safeEcho(text),
+    throw new VaultValidationError('The USDC amount is too large.', {
+      code: 'INVALID_AMOUNT',
+      details: { input: safeEcho(text) },
     })
   }
   return value
@@ -67,13 +65,10 @@ export function parseUsdc(text: string): bigint {
  */
 export function formatUsdc(amount: bigint): string {
   if (typeof amount !== 'bigint') {
-    throw new VaultValidationError(
-      'INVALID_AMOUNT',
-      'formatUsdc expects a bigint amount in base units.',
-      {
-        received: typeof amount,
-      },
-    )
+    throw new VaultValidationError('formatUsdc expects a bigint amount in base units.', {
+      code: 'INVALID_AMOUNT',
+      details: { received: typeof amount },
+    })
   }
   const negative = amount < 0n
   const abs = negative ? -amount : amount
@@ -103,35 +98,33 @@ export type EvmAddressOptions = {
  */
 export function evmAddress(text: string, options: EvmAddressOptions = {}): Address {
   if (typeof text !== 'string') {
-    throw new VaultValidationError('INVALID_ADDRESS', 'An address must be a string.', {
-      received: typeof text,
+    throw new VaultValidationError('An address must be a string.', {
+      code: 'INVALID_ADDRESS',
+      details: { received: typeof text },
     })
   }
   if (!/^0x[0-9a-fA-F]{40}$/.test(text)) {
     const reason = /^0x[0-9a-fA-F]{64}$/.test(text)
       ? 'that is 32 bytes (a private key or a hash), not a 20-byte address'
       : 'expected 0x followed by 40 hex digits'
-    throw new VaultValidationError(
-      'INVALID_ADDRESS',
-      `Invalid address ${quote(text)}: ${reason}.`,
-      {
-        input: safeEcho(text),
-      },
-    )
+    throw new VaultValidationError(`Invalid address ${quote(text)}: ${reason}.`, {
+      code: 'INVALID_ADDRESS',
+      details: { input: safeEcho(text) },
+    })
   }
   const hex = text.slice(2)
   const singleCase = hex === hex.toLowerCase() || hex === hex.toUpperCase()
   if (!singleCase && !isAddress(text, { strict: true })) {
     throw new VaultValidationError(
-      'INVALID_ADDRESS',
       `Invalid address ${text}: the mixed-case checksum is wrong (EIP-55).`,
-      { input: text },
+      { code: 'INVALID_ADDRESS', details: { input: text } },
     )
   }
   const address = getAddress(`0x${hex.toLowerCase()}`)
   if (!options.allowZero && address === zeroAddress) {
-    throw new VaultValidationError('INVALID_ADDRESS', 'The zero address is not an account.', {
-      input: text,
+    throw new VaultValidationError('The zero address is not an account.', {
+      code: 'INVALID_ADDRESS',
+      details: { input: text },
     })
   }
   return address

@@ -75,17 +75,14 @@ describe('x402-vault sweep', () => {
       chain: 'base-sepolia',
       wallet: devnet.accounts.merchant.address,
       dryRun: true,
-      balance: { usdc: formatUsdc(balance), atomic: balance.toString() },
-      reserve: { usdc: '0.5', atomic: '500000' },
-      idle: {
+      walletBalance: { usdc: formatUsdc(balance), atomic: balance.toString() },
+      reserveFloor: { usdc: '0.5', atomic: '500000' },
+      idleAmount: {
         usdc: formatUsdc(balance - 500_000n),
         atomic: (balance - 500_000n).toString(),
       },
       minDeposit: { usdc: '10', atomic: '10000000' },
-      deposited: {
-        usdc: formatUsdc(balance - 500_000n),
-        atomic: (balance - 500_000n).toString(),
-      },
+      deposited: true,
       txHash: null,
       reason: null,
       registrationTxHash: null,
@@ -105,11 +102,25 @@ describe('x402-vault sweep', () => {
     expect(output.stdout).not.toContain('registered')
   })
 
+  it('takes the RPC URL from --rpc as well, before the environment', async () => {
+    const output = await run(
+      ['--addresses', addressesPath, '--rpc', devnet.rpcUrl, '--dry-run', '--json'],
+      {
+        MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
+        BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:1',
+      },
+    )
+    expect(output.stderr).toBe('')
+    expect(output.code).toBe(0)
+    expect(JSON.parse(output.stdout)).toMatchObject({ dryRun: true, txHash: null })
+  })
+
   it('prints its usage with --help', async () => {
     const output = await run(['--help'], {})
     expect(output.code).toBe(0)
     expect(output.stdout).toMatch(/^Usage: x402-vault sweep \[options\]/)
     expect(output.stdout).toContain('MERCHANT_PRIVATE_KEY')
+    expect(output.stdout).toMatch(/^ {2}--rpc <url> /m)
   })
 
   const wrongKey = `0x${'ab'.repeat(31)}zz`
@@ -152,6 +163,12 @@ describe('x402-vault sweep', () => {
       },
       [],
       /BASE_SEPOLIA_RPC_URL must be an http\(s\) URL, not ftp:\/\/\(redacted\)/,
+    ],
+    [
+      'an --rpc that is not http(s)',
+      { MERCHANT_PRIVATE_KEY: `0x${'11'.repeat(32)}`, BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:1' },
+      ['--rpc', 'ftp://rpc.example/v2/apikey123'],
+      /--rpc must be an http\(s\) URL, not ftp:\/\/\(redacted\)/,
     ],
     [
       'a bad --reserve',

@@ -26,16 +26,16 @@ describe('depositIdle', () => {
     const result = await t.vault.depositIdle({ minIdleThreshold: '10', reserve: '975.5' })
     expect(result).toEqual({
       wallet: devnet.accounts.merchant.address,
-      balance,
+      walletBalance: balance,
       reserveFloor: parseUsdc('975.5'),
-      idle: balance - parseUsdc('975.5'),
+      idleAmount: balance - parseUsdc('975.5'),
       minDeposit: parseUsdc('10'),
       deposited: true,
-      amount: balance - parseUsdc('975.5'),
       txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       sharesMinted: expect.any(BigInt),
       blockNumber: expect.any(BigInt),
       method: 'depositWithPermit',
+      settlements: [],
     })
     expect(await merchantBalance()).toBe(parseUsdc('975.5'))
     // One transaction: the permit and the deposit together.
@@ -52,7 +52,7 @@ describe('depositIdle', () => {
   it('takes bigint base units as well as decimal strings, and no reserve means 0', async () => {
     const balance = await merchantBalance()
     const result = await t.vault.depositIdle({ minIdleThreshold: 0n })
-    expect(result).toMatchObject({ deposited: true, amount: balance, reserveFloor: 0n })
+    expect(result).toMatchObject({ deposited: true, idleAmount: balance, reserveFloor: 0n })
     expect(await merchantBalance()).toBe(0n)
   })
 
@@ -66,9 +66,9 @@ describe('depositIdle', () => {
       const reserve = parseUsdc(options.reserve)
       expect(await t.vault.depositIdle(options)).toEqual({
         wallet: devnet.accounts.merchant.address,
-        balance,
+        walletBalance: balance,
         reserveFloor: reserve,
-        idle: balance - reserve,
+        idleAmount: balance - reserve,
         minDeposit: parseUsdc('10'),
         deposited: false,
         reason,
@@ -81,7 +81,7 @@ describe('depositIdle', () => {
     expect(await t.vault.depositIdle({ minIdleThreshold: '0', reserve: '5000' })).toMatchObject({
       deposited: false,
       reason: 'below-protocol-minimum',
-      idle: 0n,
+      idleAmount: 0n,
       reserveFloor: parseUsdc('5000'),
     })
   })
@@ -103,12 +103,12 @@ describe('depositIdle', () => {
     expect(await t.vault.depositIdle({ minIdleThreshold: '10' })).toMatchObject({
       deposited: false,
       reason: 'tvl-cap',
-      idle: parseUsdc('601000'),
+      idleAmount: parseUsdc('601000'),
     })
     // Keeping the rest as a reserve fits under the cap.
     expect(await t.vault.depositIdle({ minIdleThreshold: '10', reserve: '201000' })).toMatchObject({
       deposited: true,
-      amount: parseUsdc('400000'),
+      idleAmount: parseUsdc('400000'),
     })
   })
 
@@ -156,11 +156,10 @@ describe('previewDepositIdle', () => {
     expect(requests).toBe(1)
     expect(result).toEqual({
       wallet,
-      balance,
+      walletBalance: balance,
       reserveFloor: parseUsdc('900'),
-      idle: balance - parseUsdc('900'),
+      idleAmount: balance - parseUsdc('900'),
       deposit: true,
-      amount: balance - parseUsdc('900'),
       minDeposit: parseUsdc('10'),
       registered: true,
     })

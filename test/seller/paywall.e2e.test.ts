@@ -143,11 +143,16 @@ describe.each(frameworks)('a $name merchant', (framework: Framework) => {
     await shop.events.deposited()
     const [deposit] = shop.events.deposits
     expect(deposit).toEqual({
+      deposited: true,
       idleAmount: parseUsdc('10.5'),
       reserveFloor: reserve,
       txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       wallet: devnet.accounts.merchant.address,
       walletBalance: start + parseUsdc('0.5'),
+      minDeposit: parseUsdc('10'),
+      sharesMinted: expect.any(BigInt),
+      blockNumber: expect.any(BigInt),
+      method: expect.stringMatching(/^deposit(WithPermit)?$/),
       settlements: [
         {
           txHash: settlement.transaction,
@@ -206,7 +211,7 @@ describe.each(frameworks)('a $name merchant', (framework: Framework) => {
     expect(await shop.paywall.sweeper.depositIdle()).toMatchObject({
       deposited: false,
       reason: 'below-threshold',
-      idle: parseUsdc('0.5'),
+      idleAmount: parseUsdc('0.5'),
     })
     expect(rpc.sweepReads() - readsBefore).toBe(2)
     expect(shop.events.deposits).toEqual([])

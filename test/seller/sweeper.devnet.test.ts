@@ -18,6 +18,7 @@ import {
 } from '../../src/index.js'
 import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
 import { type CountingProxy, type RpcCall, startCountingProxy } from '../support/countingProxy.js'
+import { hookTarget } from '../support/settlementHook.js'
 import {
   depositedIn,
   gate,
@@ -51,20 +52,6 @@ afterEach(async () => {
   rpc.setRule(undefined)
   proxy.setFault(undefined)
 })
-
-/** An after-settle hook target like x402's resource server: it keeps the hook to call it. */
-function hookTarget() {
-  const hooks: ((context: SettlementHookContext) => Promise<void>)[] = []
-  return {
-    onAfterSettle(hook: (context: SettlementHookContext) => Promise<void>) {
-      hooks.push(hook)
-    },
-    /** Calls the hook as x402 does after a settlement. */
-    settle: async (context: unknown) => {
-      for (const hook of hooks) await hook(context as SettlementHookContext)
-    },
-  }
-}
 
 let hashCount = 0
 const uniqueHash = (): Hash => keccak256(toHex(`settlement ${hashCount++} ${Date.now()}`))
@@ -168,11 +155,16 @@ describe('what the sweeper counts as income', () => {
     await events.deposited()
     expect(events.deposits).toEqual([
       {
+        deposited: true,
         idleAmount: parseUsdc('12'),
         reserveFloor: reserve,
         txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
         wallet: devnet.accounts.merchant.address,
         walletBalance: reserve + parseUsdc('12'),
+        minDeposit: parseUsdc('10'),
+        sharesMinted: expect.any(BigInt),
+        blockNumber: expect.any(BigInt),
+        method: expect.stringMatching(/^deposit(WithPermit)?$/),
         settlements: [
           {
             txHash: payment,
@@ -212,7 +204,7 @@ describe('what the sweeper counts as income', () => {
     // Only the manual sweep reads; it finds the 20 USDC the ignored settlement did not sweep.
     const manual = await afterScheduledSweeps(sweeper)
     expect(rpc.sweepReads() - readsBefore).toBe(1)
-    expect(manual).toMatchObject({ deposited: true, amount: parseUsdc('20') })
+    expect(manual).toMatchObject({ deposited: true, idleAmount: parseUsdc('20') })
     expect(events.problems).toEqual([])
   })
 
@@ -312,7 +304,11 @@ describe('one sweep at a time', () => {
     const { events, sweeper, held, from } = await sweepHeldAtItsSend()
     const manual = sweeper.depositIdle()
     held.open()
-    expect(await manual).toMatchObject({ deposited: false, reason: 'below-threshold', idle: 0n })
+    expect(await manual).toMatchObject({
+      deposited: false,
+      reason: 'below-threshold',
+      idleAmount: 0n,
+    })
     await events.deposited()
     // The manual sweep read only after the hook sweep's deposit was sent (and mined).
     const send = rpc.indexOf(isSend, from)
@@ -635,7 +631,7 @@ describe('detach, the timer and the manual sweep', () => {
     const context = settlementContext()
     await target.settle(context)
     const result = await sweeper.depositIdle()
-    expect(result).toMatchObject({ deposited: true, amount: parseUsdc('10') })
+    expect(result).toMatchObject({ deposited: true, idleAmount: parseUsdc('10') })
     await events.deposited()
     expect(events.deposits[0]).toMatchObject({
       idleAmount: parseUsdc('10'),

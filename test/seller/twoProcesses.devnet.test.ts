@@ -87,7 +87,7 @@ describe('two merchant shops with one key', () => {
       )
       // A manual sweep queues behind the loser's retry: when it answers, both found nothing.
       loser.send('sweep')
-      expect(await loser.next('swept')).toMatchObject({ deposited: false, idle: '0' })
+      expect(await loser.next('swept')).toMatchObject({ deposited: false, idleAmount: '0' })
       expect(loser.events.filter((event) => event.type === 'deposit')).toEqual([])
       expect(loser.events.filter((event) => event.type === 'problem')).toHaveLength(1)
 

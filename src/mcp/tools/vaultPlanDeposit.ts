@@ -168,7 +168,9 @@ function withWhatElseIsNeeded(blocker: VaultPreconditionError, amount: bigint): 
   const alsoNeeded = missing.length
     ? ` After that the wallet will also need to ${missing.join(' and ')}; vault_plan_deposit lists those transactions once the deposit can be planned.`
     : ' The wallet is registered and its allowance covers the deposit.'
-  return new McpToolError(blocker.code, `${withAdvice(blocker)}${alsoNeeded}`, {
+  return new McpToolError(`${withAdvice(blocker)}${alsoNeeded}`, {
+    code: blocker.code,
+    category: blocker.category,
     details: blocker.details,
     cause: blocker,
   })

@@ -62,10 +62,10 @@ export const vaultPlanWithdraw = defineTool({
     const wallet = parseWalletInput(input.wallet)
     if ((input.amountUsdc === undefined) === (input.shares === undefined)) {
       throw new McpToolError(
-        'INVALID_ARGUMENT',
         input.amountUsdc === undefined
           ? 'Give amountUsdc (USDC to receive) or shares (shares to burn).'
           : 'Give either amountUsdc (USDC to receive) or shares (shares to burn), not both.',
+        { code: 'INVALID_ARGUMENT' },
       )
     }
     const target =

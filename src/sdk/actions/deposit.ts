@@ -206,8 +206,9 @@ export async function sendDepositIn(
       ? undefined
       : validateUint256(params.minSharesOut, 'minSharesOut')
   if (params.permit !== undefined && params.permit !== 'auto' && params.permit !== 'never') {
-    throw new VaultValidationError('INVALID_ARGUMENT', "permit must be 'auto' or 'never'.", {
-      field: 'permit',
+    throw new VaultValidationError("permit must be 'auto' or 'never'.", {
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'permit' },
     })
   }
 
@@ -215,9 +216,8 @@ export async function sendDepositIn(
   assertDepositPossible(checks, amount)
   if (!checks.registered) {
     throw new VaultPreconditionError(
-      'WALLET_NOT_REGISTERED',
       `Wallet ${wallet} is not registered with the vault router; register it first with ensureInitializedAndWait({ wallet }) (or initialize() from the wallet).`,
-      { wallet },
+      { code: 'WALLET_NOT_REGISTERED', details: { wallet } },
     )
   }
   const minSharesOut = minSharesOverride ?? applySlippage(checks.expectedShares, slippageBps)
@@ -258,9 +258,11 @@ export async function sendDepositIn(
   }
   if (!ownWallet) {
     throw new VaultPreconditionError(
-      'INSUFFICIENT_ALLOWANCE',
       `Wallet ${wallet} has approved the router for ${formatUsdc(checks.allowance)} USDC, less than ${formatUsdc(amount)}; the wallet itself must approve it (an operator cannot).`,
-      { allowance: checks.allowance, amount, shortfall: amount - checks.allowance },
+      {
+        code: 'INSUFFICIENT_ALLOWANCE',
+        details: { allowance: checks.allowance, amount, shortfall: amount - checks.allowance },
+      },
     )
   }
   const approval = await approveUsdcAndWaitIn(slot, ctx, { amount, account }, checks.blockNumber)

@@ -41,8 +41,8 @@ export async function ensureInitializedAndWait(
   const walletInput = params.wallet ?? accountAddress
   if (walletInput === undefined) {
     throw new VaultPreconditionError(
-      'WALLET_NOT_REGISTERED',
       'No wallet given and the vault client has no wallet client account: pass `wallet`.',
+      { code: 'WALLET_NOT_REGISTERED' },
     )
   }
   const wallet = validateWallet(walletInput)
@@ -56,11 +56,13 @@ export async function ensureInitializedAndWait(
   }
   if (await isRegistered(ctx, { wallet })) return registered(wallet)
   throw new VaultPreconditionError(
-    'WALLET_NOT_REGISTERED',
     accountAddress
       ? `Wallet ${wallet} is not registered with the vault router, and the wallet client's account (${accountAddress}) cannot register it: a wallet registers itself. Send initialize() from ${wallet} (see planInitialize).`
       : `Wallet ${wallet} is not registered with the vault router, and there is no wallet client to register it. Send initialize() from ${wallet} (see planInitialize).`,
-    { wallet, ...(accountAddress ? { account: accountAddress } : {}) },
+    {
+      code: 'WALLET_NOT_REGISTERED',
+      details: { wallet, ...(accountAddress ? { account: accountAddress } : {}) },
+    },
   )
 }
 

@@ -3,7 +3,7 @@ import { multicall } from 'viem/actions'
 import { feeCollectorAbi, oracleAbi, routerAbi, shareTokenAbi } from '../abis/index.js'
 import type { VaultChainName, VaultNetwork } from '../chains.js'
 import type { VaultContext } from '../context.js'
-import { type Field, isUnavailable } from '../field.js'
+import { type Field, isUnavailable, mapField } from '../field.js'
 import {
   blockNumberCall,
   blockOf,
@@ -14,6 +14,7 @@ import {
   withdrawCapacityCall,
   withMorphoReachability,
 } from '../internal/read.js'
+import { tvlHeadroom } from '../internal/shareMath.js'
 
 /** The vault's state at one block. USDC and share amounts are base units (6 decimals). */
 export type VaultStatus = {
@@ -138,15 +139,10 @@ export async function getStatus(ctx: VaultContext): Promise<VaultStatus> {
 
   const tvlCap = fieldOf(decode, cap, (value) => (value === maxUint256 ? null : value))
   const totalAssets = fieldOf(decode, total)
-  const tvlHeadroom: Field<bigint | null> = isUnavailable(tvlCap)
-    ? tvlCap
-    : tvlCap === null
-      ? null
-      : isUnavailable(totalAssets)
-        ? totalAssets
-        : tvlCap > totalAssets
-          ? tvlCap - totalAssets
-          : 0n
+  const headroom: Field<bigint | null> =
+    isUnavailable(tvlCap) || tvlCap === null
+      ? tvlCap
+      : mapField(totalAssets, (assets) => tvlHeadroom(tvlCap, assets))
   const lastObservationTime = fieldOf(decode, oracleStatus, ([time]) => time)
   const pendingTreasury = fieldOf(decode, pending, (value) =>
     value === zeroAddress ? null : value,
@@ -161,7 +157,7 @@ export async function getStatus(ctx: VaultContext): Promise<VaultStatus> {
     depositsPaused: fieldOf(decode, paused),
     minDeposit: fieldOf(decode, minDeposit),
     tvlCap,
-    tvlHeadroom,
+    tvlHeadroom: headroom,
     totalAssets,
     totalShares: fieldOf(decode, supply),
     pricePerShare: fieldOf(decode, pps),

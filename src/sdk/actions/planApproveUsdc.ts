@@ -57,9 +57,8 @@ export async function planApproveUsdc(
   const amount = params.amount
   if (typeof amount !== 'bigint' || amount < 0n || amount >= 2n ** 256n) {
     throw new VaultValidationError(
-      'INVALID_AMOUNT',
       'amount must be a bigint in base units from 0 (revoke) to 2^256 - 1; convert decimal text with parseUsdc().',
-      { field: 'amount' },
+      { code: 'INVALID_AMOUNT', details: { field: 'amount' } },
     )
   }
   const { router, usdc } = ctx.addresses

@@ -75,12 +75,12 @@ export async function verifyAddresses(ctx: VaultContext): Promise<VerifyAddresse
   )
 
   if (chainId !== ctx.chainId) {
-    throw new AddressMismatchError(
-      'chainId',
-      String(ctx.chainId),
-      String(chainId),
-      'CHAIN_MISMATCH',
-    )
+    throw new AddressMismatchError({
+      field: 'chainId',
+      expected: String(ctx.chainId),
+      actual: String(chainId),
+      code: 'CHAIN_MISMATCH',
+    })
   }
   const [
     bn,
@@ -115,12 +115,12 @@ export async function verifyAddresses(ctx: VaultContext): Promise<VerifyAddresse
   for (const [role, result] of codeProbes) {
     // A revert proves there is code (only code can revert); "no data" means an empty account.
     if (result.status === 'failure' && toVaultError(result.error).code === 'CONTRACT_NO_DATA') {
-      throw new AddressMismatchError(
-        `${role} code`,
-        `a contract at ${a[role]}`,
-        'no code',
-        'NO_CONTRACT_CODE',
-      )
+      throw new AddressMismatchError({
+        field: `${role} code`,
+        expected: `a contract at ${a[role]}`,
+        actual: 'no code',
+        code: 'NO_CONTRACT_CODE',
+      })
     }
     checks.push(`code:${role}`)
   }
@@ -128,18 +128,18 @@ export async function verifyAddresses(ctx: VaultContext): Promise<VerifyAddresse
   const expectAddress = (field: string, result: (typeof results)[number], expected: Address) => {
     if (result.status === 'failure') {
       const error = toVaultError(result.error, { addresses: a })
-      throw new VaultConfigError(
-        'ADDRESS_MISMATCH',
-        `Address check failed for ${field}: ${error.message}`,
-        {
+      throw new VaultConfigError(`Address check failed for ${field}: ${error.message}`, {
+        code: 'ADDRESS_MISMATCH',
+        details: {
           field,
           expected,
         },
-        result.error,
-      )
+        cause: result.error,
+      })
     }
     const actual = result.result as Address
-    if (!isAddressEqual(actual, expected)) throw new AddressMismatchError(field, expected, actual)
+    if (!isAddressEqual(actual, expected))
+      throw new AddressMismatchError({ field, expected, actual })
     checks.push(field)
   }
   expectAddress('router.USDC()', usdc, a.usdc)
@@ -155,7 +155,11 @@ export async function verifyAddresses(ctx: VaultContext): Promise<VerifyAddresse
 
   if (decimals.status === 'success') {
     if (decimals.result !== 6)
-      throw new AddressMismatchError('usdc.decimals()', '6', String(decimals.result))
+      throw new AddressMismatchError({
+        field: 'usdc.decimals()',
+        expected: '6',
+        actual: String(decimals.result),
+      })
     checks.push('usdc.decimals()')
   }
   return { chainId, blockNumber, checks }

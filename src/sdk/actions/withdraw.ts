@@ -124,9 +124,8 @@ async function executeWithdraw(
     minUsdcOverride < target.amount
   ) {
     throw new VaultValidationError(
-      'INVALID_AMOUNT',
       'minUsdcOut may not be below the requested amount when withdrawing by amount.',
-      { field: 'minUsdcOut' },
+      { code: 'INVALID_AMOUNT', details: { field: 'minUsdcOut' } },
     )
   }
   const quote = await quoteWithdraw(ctx, wallet, target, slippageBps, 'Withdrawal')

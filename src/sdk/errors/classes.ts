@@ -2,17 +2,25 @@ import type { VaultAddresses } from '../chains.js'
 import { summarizeCause } from './cause.js'
 import type { VaultErrorCategory, VaultErrorCode, VaultErrorDetails } from './codes.js'
 
-type VaultErrorOptions = {
+/**
+ * What every error's constructor takes besides its message: a stable `code`, and optionally `details`,
+ * the `cause` and whether retrying can succeed.
+ */
+export type VaultErrorOptions = {
+  /** The stable code, such as `BELOW_MIN_DEPOSIT`. */
   code: VaultErrorCode
-  category: VaultErrorCategory
-  retryable?: boolean
-  details?: VaultErrorDetails
+  /** Extra facts; amounts are bigints in base units. */
+  details?: VaultErrorDetails | undefined
+  /** The underlying error. Only a redacted summary of it is kept (a `VaultError` is kept as it is). */
   cause?: unknown
+  /** Whether retrying the same call later, unchanged, can succeed. `false` when left out. */
+  retryable?: boolean | undefined
 }
 
 /**
- * The base of every error this package throws: a short message, a stable `code`, a `category`,
- * whether retrying the same call later can succeed (`retryable`), and `details`.
+ * The base of every error this package throws, from the SDK, the seller plugins, the MCP server and the
+ * devnet: a short message, a stable `code`, a `category`, whether retrying the same call later can
+ * succeed (`retryable`), `details` (always an object) and a `cause`.
  *
  * The message never contains an RPC URL's credentials/path/query or a private key. `cause` is a
  * redacted summary of the underlying error (its name and message), or the `VaultError` it came from.
@@ -30,7 +38,11 @@ export class VaultError extends Error {
   readonly retryable: boolean
   readonly details: VaultErrorDetails
 
-  constructor(message: string, options: VaultErrorOptions) {
+  /**
+   * @param message - What happened (and, where it helps, what to do), in one or two sentences.
+   * @param options - The code, the category, and optionally details, cause and `retryable`.
+   */
+  constructor(message: string, options: VaultErrorOptions & { category: VaultErrorCategory }) {
     super(
       message,
       options.cause === undefined
@@ -66,39 +78,59 @@ export class VaultError extends Error {
   }
 }
 
-/** Bad input: an amount, address, slippage or option the SDK cannot accept. */
+/**
+ * Bad input: an amount, address, slippage or option the SDK cannot accept.
+ *
+ * @example
+ * new VaultValidationError('Amount must be positive.', { code: 'INVALID_AMOUNT', details: { amount } })
+ */
 export class VaultValidationError extends VaultError {
   override name = 'VaultValidationError'
-  constructor(code: VaultErrorCode, message: string, details?: VaultErrorDetails) {
-    super(message, { code, category: 'validation', ...(details ? { details } : {}) })
+  constructor(message: string, options: VaultErrorOptions) {
+    super(message, { ...options, category: 'validation' })
   }
 }
 
-/** The client's configuration does not match the chain: wrong chain, wrong or missing contracts. */
+/**
+ * The client's configuration does not match the chain: wrong chain, wrong or missing contracts.
+ *
+ * @example
+ * new VaultConfigError('No wallet client.', { code: 'WALLET_CLIENT_REQUIRED' })
+ */
 export class VaultConfigError extends VaultError {
   override name = 'VaultConfigError'
-  constructor(code: VaultErrorCode, message: string, details?: VaultErrorDetails, cause?: unknown) {
-    super(message, { code, category: 'config', ...(details ? { details } : {}), cause })
+  constructor(message: string, options: VaultErrorOptions) {
+    super(message, { ...options, category: 'config' })
   }
 }
 
-/** A configured address or a chain value differs from what the chain says. Names the field. */
+/**
+ * A configured address or a chain value differs from what the chain says. Names the field. Its message
+ * is made from the field and the two values, so it takes no message.
+ *
+ * @example
+ * new AddressMismatchError({ field: 'router.USDC()', expected: a.usdc, actual: usdc })
+ */
 export class AddressMismatchError extends VaultConfigError {
   override name = 'AddressMismatchError'
   /** The field that differs, such as `router.ORACLE()` or `shareToken.VAULT_ROUTER()`. */
   readonly field: string
   readonly expected: string
   readonly actual: string
-  constructor(
-    field: string,
-    expected: string,
-    actual: string,
-    code: VaultErrorCode = 'ADDRESS_MISMATCH',
-  ) {
-    super(code, `Address check failed for ${field}: expected ${expected}, got ${actual}.`, {
-      field,
-      expected,
-      actual,
+  /**
+   * @param options - The field, the expected and the actual value, and the code
+   *   (`ADDRESS_MISMATCH` when left out).
+   */
+  constructor(options: {
+    field: string
+    expected: string
+    actual: string
+    code?: VaultErrorCode | undefined
+  }) {
+    const { field, expected, actual } = options
+    super(`Address check failed for ${field}: expected ${expected}, got ${actual}.`, {
+      code: options.code ?? 'ADDRESS_MISMATCH',
+      details: { field, expected, actual },
     })
     this.field = field
     this.expected = expected
@@ -106,18 +138,28 @@ export class AddressMismatchError extends VaultConfigError {
   }
 }
 
-/** On-chain state blocks the action (paused, below minimum, no allowance, …); nothing was sent. */
+/**
+ * On-chain state blocks the action (paused, below minimum, no allowance, …); nothing was sent.
+ *
+ * @example
+ * new VaultPreconditionError('Deposits are paused.', { code: 'DEPOSITS_PAUSED' })
+ */
 export class VaultPreconditionError extends VaultError {
   override name = 'VaultPreconditionError'
-  constructor(code: VaultErrorCode, message: string, details?: VaultErrorDetails) {
-    super(message, { code, category: 'precondition', ...(details ? { details } : {}) })
+  constructor(message: string, options: VaultErrorOptions) {
+    super(message, { ...options, category: 'precondition' })
   }
 }
 
 /** Which vault contract an error came from, when known. */
 export type VaultContractRole = keyof VaultAddresses | 'multicall3'
 
-/** A contract reverted. Known errors are decoded into `errorName` and `args`. */
+/**
+ * A contract reverted. Known errors are decoded into `errorName` and `args`.
+ *
+ * @example
+ * new VaultContractError('The yield oracle is stale.', { code: 'STALE_ORACLE', errorName: 'StaleOracle' })
+ */
 export class VaultContractError extends VaultError {
   override name = 'VaultContractError'
   /** The Solidity error name, such as `TVLCapExceeded`; `Error` for a reason string, `Panic` for a panic. */
@@ -126,101 +168,107 @@ export class VaultContractError extends VaultError {
   readonly args: readonly unknown[]
   /** The contract that was called, when known. */
   readonly contract: VaultContractRole | undefined
+  /**
+   * @param options - Besides the common options: the decoded `errorName` and `args`, and the
+   *   `contract` called. All three are also put in `details`.
+   */
   constructor(
-    code: VaultErrorCode,
     message: string,
-    options: {
+    options: VaultErrorOptions & {
       errorName?: string | undefined
-      args?: readonly unknown[]
+      args?: readonly unknown[] | undefined
       contract?: VaultContractRole | undefined
-      details?: VaultErrorDetails
-      cause?: unknown
-      retryable?: boolean
     },
   ) {
+    const { errorName, args, contract, ...common } = options
     super(message, {
-      code,
+      ...common,
       category: 'contract',
-      retryable: options.retryable ?? false,
       details: {
-        ...(options.contract ? { contract: options.contract } : {}),
-        ...(options.errorName ? { errorName: options.errorName } : {}),
-        ...(options.args?.length ? { args: options.args } : {}),
+        ...(contract ? { contract } : {}),
+        ...(errorName ? { errorName } : {}),
+        ...(args?.length ? { args } : {}),
         ...options.details,
       },
-      cause: options.cause,
     })
-    this.errorName = options.errorName
-    this.args = options.args ?? []
-    this.contract = options.contract
+    this.errorName = errorName
+    this.args = args ?? []
+    this.contract = contract
   }
 }
 
 /**
  * A transaction was sent but failed, its log was missing, the wallet refused to sign or pay gas, or the
  * node refused it because another sender took its nonce (`NONCE_CONFLICT`, retryable).
+ *
+ * @example
+ * new VaultTransactionError('The wallet refused the request.', { code: 'USER_REJECTED', cause })
  */
 export class VaultTransactionError extends VaultError {
   override name = 'VaultTransactionError'
-  constructor(
-    code: VaultErrorCode,
-    message: string,
-    details?: VaultErrorDetails,
-    cause?: unknown,
-    options: { retryable?: boolean } = {},
-  ) {
-    super(message, {
-      code,
-      category: 'transaction',
-      retryable: options.retryable ?? false,
-      ...(details ? { details } : {}),
-      cause,
-    })
+  constructor(message: string, options: VaultErrorOptions) {
+    super(message, { ...options, category: 'transaction' })
   }
 }
 
-/** The RPC failed. Rate limits, 5xx, timeouts, network failures and malformed answers are retryable. */
+/**
+ * The RPC failed. Rate limits, 5xx, timeouts, network failures and malformed answers are retryable.
+ *
+ * @example
+ * new VaultRpcError('The RPC request timed out.', { code: 'RPC_TIMEOUT', retryable: true })
+ */
 export class VaultRpcError extends VaultError {
   override name = 'VaultRpcError'
   /** The HTTP status, when there was one. */
   readonly status: number | undefined
   /** How long the server asked to wait (`Retry-After`), in ms, when it said so. */
   readonly retryAfterMs: number | undefined
+  /**
+   * @param options - Besides the common options (`retryable` is required here): the HTTP `status`
+   *   and the `retryAfterMs` the server asked for. Both are also put in `details`.
+   */
   constructor(
-    code: VaultErrorCode,
     message: string,
-    options: {
+    options: VaultErrorOptions & {
       retryable: boolean
       status?: number | undefined
       retryAfterMs?: number | undefined
-      details?: VaultErrorDetails
-      cause?: unknown
     },
   ) {
+    const { status, retryAfterMs, ...common } = options
     super(message, {
-      code,
+      ...common,
       category: 'rpc',
-      retryable: options.retryable,
       details: {
-        ...(options.status === undefined ? {} : { status: options.status }),
-        ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
+        ...(status === undefined ? {} : { status }),
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
         ...options.details,
       },
-      cause: options.cause,
     })
-    this.status = options.status
-    this.retryAfterMs = options.retryAfterMs
+    this.status = status
+    this.retryAfterMs = retryAfterMs
   }
 }
 
-/** Thrown by `unwrapField` when a read field is unavailable. */
+/**
+ * Thrown by `unwrapField` when a read field is unavailable. Its message is made from the field and the
+ * reason, so it takes no message.
+ *
+ * @example
+ * new UnavailableFieldError({ field: 'optimal', reason: 'the oracle considers no venue safe' })
+ */
 export class UnavailableFieldError extends VaultError {
   override name = 'UnavailableFieldError'
-  constructor(field: string, reason: string, details?: VaultErrorDetails) {
-    super(`${field} is unavailable: ${reason}`, {
+  /** @param options - The field, why it is unavailable, and extra details. */
+  constructor(options: {
+    field: string
+    reason: string
+    details?: VaultErrorDetails | undefined
+  }) {
+    super(`${options.field} is unavailable: ${options.reason}`, {
       code: 'FIELD_UNAVAILABLE',
       category: 'unavailable',
-      details: { field, ...details },
+      details: { field: options.field, ...options.details },
     })
   }
 }

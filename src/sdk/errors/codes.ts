@@ -1,4 +1,7 @@
-/** The stable error codes and categories every `VaultError` carries. */
+/**
+ * The stable error codes and categories every `VaultError` carries: the SDK's, the MCP server's and
+ * the devnet's, in one list.
+ */
 
 /** What kind of problem an error is. */
 export type VaultErrorCategory =
@@ -16,6 +19,8 @@ export type VaultErrorCategory =
   | 'rpc'
   /** A read field could not be read (see `Unavailable`). */
   | 'unavailable'
+  /** The local devnet could not start or act: anvil missing or failing, a failed deployment. */
+  | 'devnet'
   /** Anything else. */
   | 'internal'
 
@@ -89,9 +94,19 @@ export const vaultErrorCodes = [
   // reads
   'FIELD_UNAVAILABLE',
   'UNKNOWN',
+  // MCP server (x402-vault/mcp)
+  'PLAN_CAP_EXCEEDED',
+  'INVALID_CONFIG',
+  'INTERNAL_ERROR',
+  // devnet (x402-vault/devnet)
+  'INVALID_OPTIONS',
+  'ANVIL_NOT_FOUND',
+  'ANVIL_START_FAILED',
+  'DEPLOY_FAILED',
+  'FACILITATOR_START_FAILED',
 ] as const
 
-/** A stable error code, such as `BELOW_MIN_DEPOSIT` or `RPC_RATE_LIMITED`. */
+/** A stable error code, such as `BELOW_MIN_DEPOSIT`, `RPC_RATE_LIMITED` or `ANVIL_NOT_FOUND`. */
 export type VaultErrorCode = (typeof vaultErrorCodes)[number]
 
 /** Extra facts about an error. Values may be bigints (amounts in base units). */

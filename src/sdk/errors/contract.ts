@@ -176,8 +176,8 @@ const contractErrors: Record<string, ErrorInfo> = {
 }
 
 /**
- * The reason strings the live USDCs revert with (PROTOCOL.md §4.3): Circle's USDC on Base and Aave's
- * test USDC on Base Sepolia both say these, where an OpenZeppelin 5 token has the `ERC20…` errors above.
+ * The reason strings the live USDCs revert with: Circle's USDC on Base and Aave's test USDC on Base
+ * Sepolia both say these, where an OpenZeppelin 5 token has the `ERC20…` errors above.
  */
 const reasonStrings: Record<string, { code: VaultErrorCode; message: string }> = {
   'ERC20: transfer amount exceeds balance': {
@@ -278,35 +278,35 @@ export function fromRevertData(data: Hex | undefined, ctx: RevertContext): Vault
     const decoded = decodeVaultError(data)
     if (decoded) return contractError(decoded.errorName, decoded.args, ctx)
     return new VaultContractError(
-      'CONTRACT_REVERT',
       `${ctx.prefix}${callee(ctx)} reverted with an unknown error (selector ${data.slice(0, 10)}).`,
       {
+        code: 'CONTRACT_REVERT',
         contract: ctx.contract,
         details: { ...fnDetails(ctx), selector: data.slice(0, 10), data },
         cause: ctx.cause,
       },
     )
   }
-  return new VaultContractError(
-    'CONTRACT_REVERT',
-    `${ctx.prefix}${callee(ctx)} reverted without a reason.`,
-    {
-      contract: ctx.contract,
-      details: fnDetails(ctx),
-      cause: ctx.cause,
-    },
-  )
+  return new VaultContractError(`${ctx.prefix}${callee(ctx)} reverted without a reason.`, {
+    code: 'CONTRACT_REVERT',
+    contract: ctx.contract,
+    details: fnDetails(ctx),
+    cause: ctx.cause,
+  })
 }
 
 /**
  * Names a revert that no vault ABI knows, raised while `withdrawCapacity()` says the Morpho vault does
- * not answer: on the live router such a revert is the Morpho vault's own error passed through
- * (PROTOCOL.md §4.3 step 5, §3 "Failure coupling"). Anything else is returned as it is.
+ * not answer: on the live router such a revert is the Morpho vault's own error passed through. The
+ * router calls the oracle's `getOptimalVault()` and values its position with the Morpho vault's
+ * `convertToAssets` without a try, so that vault's revert comes out of the call unchanged. Anything
+ * else is returned as it is.
  */
 export function asMorphoUnreachable(error: VaultError, prefix: string): VaultError {
   if (!(error instanceof VaultContractError)) return error
   if (error.code !== 'CONTRACT_REVERT' || error.errorName !== undefined) return error
-  return new VaultContractError('MORPHO_UNREACHABLE', `${prefix}${morphoUnreachable}`, {
+  return new VaultContractError(`${prefix}${morphoUnreachable}`, {
+    code: 'MORPHO_UNREACHABLE',
     contract: error.contract,
     details: { ...error.details, morphoReachable: false },
     cause: error,
@@ -321,7 +321,8 @@ function contractError(
 ): VaultContractError {
   const described = describeContractError(errorName, args, { functionName: ctx.functionName })
   const reason = errorName === 'Error' ? { reason: String(args[0] ?? '') } : {}
-  return new VaultContractError(described.code, `${ctx.prefix}${described.message}`, {
+  return new VaultContractError(`${ctx.prefix}${described.message}`, {
+    code: described.code,
     errorName,
     args,
     contract: ctx.contract,

@@ -86,7 +86,8 @@ export function fromRpcFailure(failure: RpcFailure, prefix: string, cause: unkno
   const { status, rpcCode, retryAfterMs } = failure
   const where = failure.url ? ` (${redactUrl(failure.url)})` : ''
   const error = (code: VaultRpcError['code'], message: string, retryable: boolean) =>
-    new VaultRpcError(code, `${prefix}${message}`, {
+    new VaultRpcError(`${prefix}${message}`, {
+      code,
       retryable,
       status,
       retryAfterMs,

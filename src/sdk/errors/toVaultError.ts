@@ -82,34 +82,32 @@ function classify(error: unknown, context: ToVaultErrorContext, prefix: string):
   if (findError(error, 'ContractFunctionZeroDataError', 'AbiDecodingZeroDataError')) {
     const { functionName, contract } = revert
     return new VaultContractError(
-      'CONTRACT_NO_DATA',
       `${prefix}The call${functionName ? ` to ${functionName}()` : ''} returned no data: no contract at that address, or it lacks the function.`,
-      { contract, details: functionName ? { functionName } : {}, cause: error },
+      {
+        code: 'CONTRACT_NO_DATA',
+        contract,
+        details: functionName ? { functionName } : {},
+        cause: error,
+      },
     )
   }
 
   if (findError(error, 'WaitForTransactionReceiptTimeoutError')) {
     return new VaultTransactionError(
-      'RECEIPT_TIMEOUT',
       `${prefix}No receipt arrived in time; the transaction may still be mined. Check it before sending again.`,
-      {},
-      error,
+      { code: 'RECEIPT_TIMEOUT', cause: error },
     )
   }
   if (findError(error, 'UserRejectedRequestError')) {
-    return new VaultTransactionError(
-      'USER_REJECTED',
-      `${prefix}The wallet refused the request.`,
-      {},
-      error,
-    )
+    return new VaultTransactionError(`${prefix}The wallet refused the request.`, {
+      code: 'USER_REJECTED',
+      cause: error,
+    })
   }
   if (findError(error, 'InsufficientFundsError')) {
     return new VaultTransactionError(
-      'INSUFFICIENT_FUNDS_FOR_GAS',
       `${prefix}The sending account does not have enough ETH to pay for gas.`,
-      {},
-      error,
+      { code: 'INSUFFICIENT_FUNDS_FOR_GAS', cause: error },
     )
   }
   // Two processes with one key that decide on the same state sign the same transaction (an EIP-2612
@@ -117,11 +115,8 @@ function classify(error: unknown, context: ToVaultErrorContext, prefix: string):
   // the first sender's; this sender should read the state again rather than count it as its own.
   if (findCause(error, (e) => alreadyKnownPattern.test(e.message))) {
     return new VaultTransactionError(
-      'TRANSACTION_ALREADY_KNOWN',
       `${prefix}The node already has this exact transaction: another process with the same key sent it first (or it was sent twice). It is mined once; read the state again before sending anything else.`,
-      {},
-      error,
-      { retryable: true },
+      { code: 'TRANSACTION_ALREADY_KNOWN', cause: error, retryable: true },
     )
   }
   // The RPC worked; the transaction was refused because its nonce is taken, so nothing of this call
@@ -129,27 +124,20 @@ function classify(error: unknown, context: ToVaultErrorContext, prefix: string):
   // the RPC.
   if (findCause(error, (e) => nonceTakenPattern.test(e.message))) {
     return new VaultTransactionError(
-      'NONCE_CONFLICT',
       `${prefix}Another sender used this account's transaction nonce first (another process with the same key?). Nothing was sent for this call; it is safe to retry.`,
-      {},
-      error,
-      { retryable: true },
+      { code: 'NONCE_CONFLICT', cause: error, retryable: true },
     )
   }
   if (findError(error, 'ChainMismatchError')) {
     return new VaultConfigError(
-      'CHAIN_MISMATCH',
       `${prefix}The wallet is connected to a different chain than the vault client.`,
-      {},
-      error,
+      { code: 'CHAIN_MISMATCH', cause: error },
     )
   }
   if (findError(error, 'AccountNotFoundError')) {
     return new VaultConfigError(
-      'ACCOUNT_REQUIRED',
       `${prefix}No account: give the wallet client an account, or pass \`account\`.`,
-      {},
-      error,
+      { code: 'ACCOUNT_REQUIRED', cause: error },
     )
   }
 

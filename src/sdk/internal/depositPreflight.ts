@@ -23,7 +23,7 @@ import {
   withdrawCapacityCall,
   withMorphoReachability,
 } from './read.js'
-import { assetsToShares } from './shareMath.js'
+import { assetsToShares, tvlHeadroom } from './shareMath.js'
 
 /** Everything a deposit depends on, read in one Multicall3 call at one block. */
 export type DepositChecks = {
@@ -104,12 +104,6 @@ export function depositChecksFor(checks: SweepChecks, amount: bigint): DepositCh
     ...rest,
     expectedShares: assetsToShares(amount, { totalAssets: checks.totalAssets, totalShares }),
   }
-}
-
-/** The room left under the TVL cap; `null` when there is no cap. */
-export function tvlHeadroomOf(checks: Pick<SweepChecks, 'tvlCap' | 'totalAssets'>): bigint | null {
-  if (checks.tvlCap === null) return null
-  return checks.tvlCap > checks.totalAssets ? checks.tvlCap - checks.totalAssets : 0n
 }
 
 /** The multicall both reads share; `last` is the caller's own call, placed last. */
@@ -197,10 +191,13 @@ async function readChecks(
  */
 export function assertDepositPossible(checks: DepositChecks, amount: bigint): void {
   const blocked = (code: VaultErrorCode, message: string, details: VaultErrorDetails = {}) =>
-    new VaultPreconditionError(code, message, {
-      ...details,
-      registered: checks.registered,
-      allowance: checks.allowance,
+    new VaultPreconditionError(message, {
+      code,
+      details: {
+        ...details,
+        registered: checks.registered,
+        allowance: checks.allowance,
+      },
     })
   if (checks.paused) {
     throw blocked(
@@ -220,7 +217,7 @@ export function assertDepositPossible(checks: DepositChecks, amount: bigint): vo
     checks.totalAssets !== undefined &&
     checks.totalAssets + amount > checks.tvlCap
   ) {
-    const headroom = checks.tvlCap > checks.totalAssets ? checks.tvlCap - checks.totalAssets : 0n
+    const headroom = tvlHeadroom(checks.tvlCap, checks.totalAssets)
     throw blocked(
       'TVL_CAP_EXCEEDED',
       `The deposit of ${formatUsdc(amount)} USDC would exceed the vault's TVL cap of ${formatUsdc(checks.tvlCap)} USDC (room left: ${formatUsdc(headroom)} USDC).`,

@@ -51,9 +51,11 @@ export function assertReadChain(
   }
   if (chainIdResult.result === BigInt(ctx.chainId)) return
   throw new VaultConfigError(
-    'CHAIN_MISMATCH',
     `${action}: the RPC now serves chain ${chainIdResult.result}, not ${ctx.viemChain.name} (${ctx.chainId}), so nothing was sent. Point the RPC URL at a ${ctx.viemChain.name} node.`,
-    { expected: ctx.chainId, actual: Number(chainIdResult.result) },
+    {
+      code: 'CHAIN_MISMATCH',
+      details: { expected: ctx.chainId, actual: Number(chainIdResult.result) },
+    },
   )
 }
 

@@ -54,6 +54,17 @@ export function assetsToShares(assets: bigint, vault: VaultTotals): bigint {
   return (assets * (vault.totalShares + VIRTUAL_OFFSET)) / (vault.totalAssets + VIRTUAL_OFFSET)
 }
 
+/**
+ * The room left under the router's TVL cap: `tvlCap − totalAssets`, 0 when the vault is at or over
+ * it, `null` when there is no cap. A deposit larger than this reverts.
+ */
+export function tvlHeadroom(tvlCap: bigint, totalAssets: bigint): bigint
+export function tvlHeadroom(tvlCap: bigint | null, totalAssets: bigint): bigint | null
+export function tvlHeadroom(tvlCap: bigint | null, totalAssets: bigint): bigint | null {
+  if (tvlCap === null) return null
+  return tvlCap > totalAssets ? tvlCap - totalAssets : 0n
+}
+
 /** The fee on realised yield: `ceil(feeBps · yield / 10000)`, 0 for no yield. */
 export function feeOnYield(yieldEarned: bigint, feeBps = FEE_BPS): bigint {
   return yieldEarned > 0n ? ceilDiv(yieldEarned * feeBps, BPS_DENOMINATOR) : 0n

@@ -18,9 +18,8 @@ export function validateSlippage(value: unknown): number {
     value > MAX_SLIPPAGE_BPS
   ) {
     throw new VaultValidationError(
-      'INVALID_SLIPPAGE',
       `Invalid slippageBps ${describe(value)}: use an integer from 0 to ${MAX_SLIPPAGE_BPS} (basis points; 10 = 0.1 %).`,
-      { received: describe(value) },
+      { code: 'INVALID_SLIPPAGE', details: { received: describe(value) } },
     )
   }
   return value
@@ -30,20 +29,23 @@ export function validateSlippage(value: unknown): number {
 export function validateAmount(value: unknown, name = 'amount'): bigint {
   if (typeof value !== 'bigint') {
     throw new VaultValidationError(
-      'INVALID_AMOUNT',
       `${name} must be a bigint in base units (6 decimals); convert decimal text with parseUsdc('12.5').`,
-      { field: name, received: typeof value },
+      { code: 'INVALID_AMOUNT', details: { field: name, received: typeof value } },
     )
   }
   if (value <= 0n) {
-    throw new VaultValidationError('INVALID_AMOUNT', `${name} must be greater than zero.`, {
-      field: name,
-      received: value,
+    throw new VaultValidationError(`${name} must be greater than zero.`, {
+      code: 'INVALID_AMOUNT',
+      details: {
+        field: name,
+        received: value,
+      },
     })
   }
   if (value > maxUint256) {
-    throw new VaultValidationError('INVALID_AMOUNT', `${name} does not fit in uint256.`, {
-      field: name,
+    throw new VaultValidationError(`${name} does not fit in uint256.`, {
+      code: 'INVALID_AMOUNT',
+      details: { field: name },
     })
   }
   return value
@@ -53,9 +55,11 @@ export function validateAmount(value: unknown, name = 'amount'): bigint {
 export function validateUint256(value: unknown, name: string): bigint {
   if (typeof value !== 'bigint' || value < 0n || value > maxUint256) {
     throw new VaultValidationError(
-      'INVALID_AMOUNT',
       `${name} must be a bigint from 0 to 2^256 − 1, in base units (6 decimals).`,
-      { field: name, ...(typeof value === 'bigint' ? {} : { received: typeof value }) },
+      {
+        code: 'INVALID_AMOUNT',
+        details: { field: name, ...(typeof value === 'bigint' ? {} : { received: typeof value }) },
+      },
     )
   }
   return value
@@ -72,32 +76,30 @@ export function validateUsdcOption(value: unknown, name: string): bigint {
   if (typeof value === 'bigint' && value >= 0n && value <= maxUint256) return value
   if (typeof value !== 'string') {
     throw new VaultValidationError(
-      'INVALID_AMOUNT',
       `${name} must be a decimal USDC string such as '12.5', or a bigint of base units from 0 to 2^256 − 1.`,
-      { field: name, ...(typeof value === 'bigint' ? {} : { received: typeof value }) },
+      {
+        code: 'INVALID_AMOUNT',
+        details: { field: name, ...(typeof value === 'bigint' ? {} : { received: typeof value }) },
+      },
     )
   }
   try {
     return parseUsdc(value)
   } catch (error) {
-    throw new VaultValidationError(
-      'INVALID_AMOUNT',
-      `${name}: ${(error as Error).message}`,
-      (error as VaultValidationError).details,
-    )
+    throw new VaultValidationError(`${name}: ${(error as Error).message}`, {
+      code: 'INVALID_AMOUNT',
+      details: (error as VaultValidationError).details,
+    })
   }
 }
 
 /** Checks an account address (checksummed, non-zero). */
 export function validateWallet(value: unknown, name = 'wallet'): Address {
   if (typeof value !== 'string') {
-    throw new VaultValidationError(
-      'INVALID_ADDRESS',
-      `${name} must be an address string (0x + 40 hex digits).`,
-      {
-        field: name,
-      },
-    )
+    throw new VaultValidationError(`${name} must be an address string (0x + 40 hex digits).`, {
+      code: 'INVALID_ADDRESS',
+      details: { field: name },
+    })
   }
   return evmAddress(value)
 }
@@ -110,15 +112,15 @@ export function resolveAccount(
   const walletClient = ctx.walletClient
   if (!walletClient) {
     throw new VaultConfigError(
-      'WALLET_CLIENT_REQUIRED',
       'This write needs a wallet client: pass `walletClient` to createVaultClient (or use the plan… methods, which need none).',
+      { code: 'WALLET_CLIENT_REQUIRED' },
     )
   }
   const chosen = account ?? walletClient.account
   if (!chosen) {
     throw new VaultConfigError(
-      'ACCOUNT_REQUIRED',
       'No account to sign with: create the wallet client with an `account`, or pass `account` to this call.',
+      { code: 'ACCOUNT_REQUIRED' },
     )
   }
   const address = typeof chosen === 'string' ? validateWallet(chosen, 'account') : chosen.address

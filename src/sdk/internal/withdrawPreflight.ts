@@ -36,10 +36,10 @@ export function parseWithdrawTarget(params: {
   const hasShares = params.shares !== undefined
   if (hasAmount === hasShares) {
     throw new VaultValidationError(
-      'INVALID_ARGUMENT',
       hasAmount
         ? 'Give either `amount` (USDC to receive) or `shares` (shares to burn), not both.'
         : 'Give either `amount` (USDC to receive) or `shares` (shares to burn).',
+      { code: 'INVALID_ARGUMENT' },
     )
   }
   return hasAmount
@@ -115,26 +115,26 @@ export async function quoteWithdraw(
   const { morphoReachable } = decode
   if (!resultValue(decode, registered, action)) {
     throw new VaultPreconditionError(
-      'WALLET_NOT_REGISTERED',
       `Wallet ${wallet} is not registered with the vault router, so it has nothing to withdraw.`,
-      { wallet },
+      { code: 'WALLET_NOT_REGISTERED', details: { wallet } },
     )
   }
   const shareBalance = resultValue(decode, balance, action)
   if (target.mode === 'shares' && target.shares > shareBalance) {
     throw new VaultPreconditionError(
-      'INSUFFICIENT_SHARES',
       `The wallet holds ${formatUsdc(shareBalance)} shares, fewer than the ${formatUsdc(target.shares)} to burn.`,
-      { requested: target.shares, available: shareBalance },
+      {
+        code: 'INSUFFICIENT_SHARES',
+        details: { requested: target.shares, available: shareBalance },
+      },
     )
   }
   const previewed = resultValue(decode, previewResult as never, action) as bigint
   if (target.mode === 'amount') {
     if (previewed > shareBalance) {
       throw new VaultPreconditionError(
-        'INSUFFICIENT_SHARES',
         `Receiving ${formatUsdc(target.amount)} USDC needs ${formatUsdc(previewed)} shares; the wallet holds ${formatUsdc(shareBalance)}.`,
-        { requested: previewed, available: shareBalance },
+        { code: 'INSUFFICIENT_SHARES', details: { requested: previewed, available: shareBalance } },
       )
     }
     const shares = sharesForAmount(previewed, target.amount, {
@@ -186,8 +186,7 @@ export function sharesForAmount(
   if (shares !== undefined) return shares
   const maxDeliverable = previewRedeem(state.wallet.shares, state.vault, state.wallet, state.feeBps)
   throw new VaultPreconditionError(
-    'UNSERVICEABLE_AMOUNT',
     `The wallet can receive at most ${formatUsdc(maxDeliverable)} USDC after fees, less than the ${formatUsdc(amount)} USDC requested.`,
-    { requested: amount, maxDeliverable },
+    { code: 'UNSERVICEABLE_AMOUNT', details: { requested: amount, maxDeliverable } },
   )
 }

@@ -132,10 +132,12 @@ export async function sendPrepared(
     const converted = toVaultError(error, { ...ctx, action })
     if (!sendMayHaveLanded(converted, error)) throw converted
     throw new VaultTransactionError(
-      'SEND_OUTCOME_UNKNOWN',
       `${action}: the RPC failed while the transaction was being sent (${converted.code}), so it may still be mined. Check the account's transaction with nonce ${prepared.nonce} before sending it again.`,
-      { from: address, nonce: prepared.nonce, rpcCode: converted.code },
-      converted,
+      {
+        code: 'SEND_OUTCOME_UNKNOWN',
+        details: { from: address, nonce: prepared.nonce, rpcCode: converted.code },
+        cause: converted,
+      },
     )
   }
 }
@@ -203,21 +205,20 @@ export async function waitForSuccess(
     })
     if (converted.code === 'RECEIPT_TIMEOUT') {
       throw new VaultTransactionError(
-        'RECEIPT_TIMEOUT',
         `${action}: no receipt for ${hash} arrived in time; it may still be mined. Check it before sending again.`,
-        { txHash: hash },
-        error,
+        { code: 'RECEIPT_TIMEOUT', details: { txHash: hash }, cause: error },
       )
     }
     throw converted
   }
   if (replacedBy && !replacedBy.repriced) {
     throw new VaultTransactionError(
-      'NONCE_CONFLICT',
       `${action}: transaction ${hash} was replaced by ${replacedBy.hash}, sent with the same nonce by another sender (another process with the same key?). Read the state again before sending anything else.`,
-      { txHash: hash, replacedBy: replacedBy.hash },
-      undefined,
-      { retryable: true },
+      {
+        code: 'NONCE_CONFLICT',
+        details: { txHash: hash, replacedBy: replacedBy.hash },
+        retryable: true,
+      },
     )
   }
   if (receipt.status !== 'success') {
@@ -226,19 +227,21 @@ export async function waitForSuccess(
     // The code stays TRANSACTION_REVERTED (gas was spent); what the revert means is in
     // `details.revertCode` and in the cause, decoded like a simulation's.
     throw new VaultTransactionError(
-      'TRANSACTION_REVERTED',
       `${action}: transaction ${receipt.transactionHash} reverted on chain${replayed ? `: ${replayed.message}` : '.'}`,
       {
-        txHash: receipt.transactionHash,
-        blockNumber: receipt.blockNumber,
-        ...(revert
-          ? {
-              revertCode: revert.code,
-              ...(revert.errorName ? { errorName: revert.errorName, args: revert.args } : {}),
-            }
-          : {}),
+        code: 'TRANSACTION_REVERTED',
+        details: {
+          txHash: receipt.transactionHash,
+          blockNumber: receipt.blockNumber,
+          ...(revert
+            ? {
+                revertCode: revert.code,
+                ...(revert.errorName ? { errorName: revert.errorName, args: revert.args } : {}),
+              }
+            : {}),
+        },
+        cause: revert,
       },
-      revert,
     )
   }
   return receipt
@@ -272,9 +275,8 @@ export function requireRouterEvent<const eventName extends WalletEventName>(
   const log = findRouterEvent(ctx, receipt, eventName, wallet)
   if (!log) {
     throw new VaultTransactionError(
-      'EVENT_NOT_FOUND',
       `${action} ${receipt.transactionHash} succeeded but the router emitted no ${eventName} log for ${wallet}.`,
-      { txHash: receipt.transactionHash },
+      { code: 'EVENT_NOT_FOUND', details: { txHash: receipt.transactionHash } },
     )
   }
   return log

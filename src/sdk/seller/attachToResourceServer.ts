@@ -1,59 +1,27 @@
-import type { Address, Hash } from 'viem'
 import type { VaultContext } from '../context.js'
-import { type VaultError, VaultRpcError, VaultValidationError } from '../errors/classes.js'
+import { VaultValidationError } from '../errors/classes.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { sleep } from '../internal/sleep.js'
-import { resolveSweepSettings, type SweepOptions, type SweepSettings } from '../internal/sweep.js'
 import { resolveAccount } from '../internal/validate.js'
 import { runExclusive } from '../internal/writeQueue.js'
-import {
-  type DepositIdleResult,
-  type IdleDepositResult,
-  type SweepProgress,
-  type SweepStep,
-  sweepIn,
-} from './depositIdle.js'
 import {
   type MerchantSettlement,
   merchantSettlementOf,
   type SettlementHookContext,
 } from './merchantSettlement.js'
-
-/**
- * Where in the seller flow a problem happened:
- * - `settlement-check`: an after-settle context could not be read;
- * - `balance-read`: reading the wallet's balance and the vault failed;
- * - `deposit`: the deposit was refused before it was sent, or sending it failed;
- * - `receipt`: waiting for the deposit's receipt failed, or the deposit reverted;
- * - `observer`: an `onIdleDeposit` callback threw or rejected.
- */
-export type SweepPhase = 'settlement-check' | SweepStep | 'observer'
-
-/** A problem the sweeper survived. */
-export type SweeperProblem = {
-  phase: SweepPhase
-  /** What went wrong: a `VaultError`, so it has `code`, `retryable` and a short `message`. */
-  error: VaultError
-  /** Whether the sweeper tries again (after a backoff). Otherwise the money waits for a later sweep. */
-  willRetry: boolean
-}
-
-/** A sweep's confirmed deposit. Amounts are USDC base units (show them with `formatUsdc`). */
-export type IdleDeposit = {
-  /** USDC deposited: all of the idle USDC above the reserve. */
-  idleAmount: bigint
-  /** USDC kept in the wallet (`reserve`). */
-  reserveFloor: bigint
-  txHash: Hash
-  wallet: Address
-  /** The wallet's USDC balance the sweep decided on, before the deposit. */
-  walletBalance: bigint
-  /**
-   * The merchant settlements recorded since the previous deposit and before this sweep read the
-   * balance (at most `maxTrackedSettlements`, the newest).
-   */
-  settlements: MerchantSettlement[]
-}
+import { SettlementRecord, type SweeperMemory } from './settlementRecord.js'
+import {
+  type IdleDeposit,
+  resolveSweepSettings,
+  type SweepOptions,
+  type SweepProgress,
+  type SweepResult,
+  type SweepSettings,
+  sweepIn,
+} from './sweep.js'
+import { type SweeperProblem, type SweepObservers, sweepObservers } from './sweepObservers.js'
+import { type SweepRetryPolicy, sweepRetryDelay } from './sweepRetry.js'
+import { SweepScheduler, type SweepTiming } from './sweepScheduler.js'
 
 /**
  * Anything with x402's after-settle hook: an `x402ResourceServer` of `@x402/core/server` (also
@@ -97,47 +65,27 @@ export type Sweeper = {
    */
   detach(): Promise<void>
   /**
-   * Sweeps now with the sweeper's options, in the same per-account queue as its own sweeps (never at
-   * the same time as one). Reports a deposit to `onIdleDeposit`; a failure rejects.
+   * Sweeps now, with the sweeper's own options (it takes none), in the same per-account queue as the
+   * sweeper's sweeps (never at the same time as one). A deposit is reported to `onIdleDeposit` as well,
+   * with the settlements it covers, and returned as the same `IdleDeposit`. One attempt: a failure
+   * rejects. It still works after `detach()`. `vault.depositIdle(params)` differs: it takes its
+   * options as arguments, and knows of no settlements and no observers.
    */
-  depositIdle(): Promise<DepositIdleResult>
+  depositIdle(): Promise<SweepResult>
   /** What the sweeper holds in memory, to check that it stays bounded (`maxTrackedSettlements`). */
   memory(): SweeperMemory
 }
 
-/** The sweeper's memory: the settlement hashes it remembers to drop duplicates, and its queue. */
-export type SweeperMemory = {
-  /** Settlement hashes remembered; at most `maxTrackedSettlements`. */
-  trackedSettlements: number
-  /** Settlements recorded and not yet covered by a deposit; at most `maxTrackedSettlements`. */
-  pendingSettlements: number
-  maxTrackedSettlements: number
-}
-
-/** The sweeper's tuning, checked, with its defaults. */
-type Tuning = {
-  debounceMs: number
-  maxDebounceMs: number
-  maxAttempts: number
-  initialDelayMs: number
-  maxDelayMs: number
-  maxTrackedSettlements: number
-  sweepIntervalMs: number | undefined
+/** What a sweeper is made of: the sweep it makes, the settlements it covers, and its observers. */
+type SweeperParts = {
+  ctx: VaultContext
+  settings: SweepSettings
+  record: SettlementRecord
+  observers: SweepObservers
 }
 
 /**
- * Deposit-step failures that a new attempt from a fresh read settles. `INSUFFICIENT_USDC`: the balance
- * moved since the sweep read it. `SEND_OUTCOME_UNKNOWN`: the send may have reached the node; not
- * retryable for a caller who would send the same thing again, but a sweep reads the balance and its
- * nonce again, and the nonce is the one the lost send used until that send is mined. So at most one of
- * the two deposits can be mined, and if the first was, the read finds its USDC gone.
- */
-const redoFromReadCodes = new Set(['INSUFFICIENT_USDC', 'SEND_OUTCOME_UNKNOWN'])
-/** Receipt-step failures that waiting again cannot change. */
-const finalReceiptCodes = new Set(['TRANSACTION_REVERTED', 'EVENT_NOT_FOUND'])
-
-/**
- * Sweeps the merchant's idle USDC into the vault after x402 settlements (PRODUCT.md §5.2).
+ * Sweeps the merchant's idle USDC into the vault after x402 settlements.
  *
  * It registers an after-settle hook on the resource server. The hook returns at once; the sweep runs
  * in the background and adds nothing to the paid response's latency. Only settlements that paid this
@@ -156,7 +104,7 @@ const finalReceiptCodes = new Set(['TRANSACTION_REVERTED', 'EVENT_NOT_FOUND'])
  * @param resourceServer - An x402 resource server (anything with `onAfterSettle`).
  * @param options - `minIdleThreshold`, `reserve`, `wallet`, `onIdleDeposit`, `onNonFatalError`,
  *   `sweepIntervalMs`, `debounceMs`, `maxDebounceMs`, `retry`, `maxTrackedSettlements`.
- * @returns `{ detach(), depositIdle() }`.
+ * @returns `{ detach(), depositIdle(), memory() }`.
  * @throws {VaultValidationError} for bad options; {VaultConfigError} `WALLET_CLIENT_REQUIRED`,
  *   `ACCOUNT_REQUIRED` when the client cannot send.
  * @example
@@ -175,264 +123,133 @@ export function attachToResourceServer(
 ): Sweeper {
   if (typeof resourceServer?.onAfterSettle !== 'function') {
     throw new VaultValidationError(
-      'INVALID_ARGUMENT',
       'resourceServer must be an x402 resource server (an object with onAfterSettle(hook)).',
-      { field: 'resourceServer' },
+      { code: 'INVALID_ARGUMENT', details: { field: 'resourceServer' } },
     )
   }
   // A sweeper sends deposits: a client that cannot send fails now, not at the first sale.
   resolveAccount(ctx, undefined)
-  const sweeper = new SettlementSweeper(
+  const settings = resolveSweepSettings(ctx, options)
+  const tuning = resolveTuning(options)
+  const parts: SweeperParts = {
     ctx,
-    resolveSweepSettings(ctx, options),
-    resolveTuning(options),
-    options,
+    settings,
+    record: new SettlementRecord(tuning.maxTrackedSettlements),
+    observers: sweepObservers(options),
+  }
+  const scheduler = new SweepScheduler(
+    (signal) => sweepWithRetries(parts, tuning.retry, signal),
+    tuning.timing,
   )
-  resourceServer.onAfterSettle(async (context) => sweeper.onSettlement(context))
-  return {
-    detach: () => sweeper.detach(),
-    depositIdle: () => sweeper.depositNow(),
-    memory: () => sweeper.memory(),
-  }
-}
-
-class SettlementSweeper {
-  private detached = false
-  private readonly stop = new AbortController()
-  /** Settlement hashes seen, oldest first (a Set keeps insertion order). */
-  private readonly seen = new Set<string>()
-  /** Settlements recorded since the last deposit and not yet taken by a sweep, oldest first. */
-  private pending: MerchantSettlement[] = []
-  private running: Promise<void> | undefined
-  private followUp = false
-  private debounce: ReturnType<typeof setTimeout> | undefined
-  private burstStartedAt: number | undefined
-  private readonly interval: ReturnType<typeof setInterval> | undefined
-
-  constructor(
-    private readonly ctx: VaultContext,
-    private readonly settings: SweepSettings,
-    private readonly tuning: Tuning,
-    private readonly observers: Pick<
-      AttachToResourceServerOptions,
-      'onIdleDeposit' | 'onNonFatalError'
-    >,
-  ) {
-    if (tuning.sweepIntervalMs !== undefined) {
-      this.interval = setInterval(() => this.onTimer(), tuning.sweepIntervalMs)
-      // The timer must not keep a process alive that has nothing else to do.
-      this.interval.unref()
-    }
-  }
-
-  /** The after-settle hook's body: records a merchant settlement and schedules a sweep. Never throws. */
-  onSettlement(context: SettlementHookContext): void {
-    if (this.detached) return
+  resourceServer.onAfterSettle(async (context) => {
+    if (scheduler.detached) return
     try {
-      const settlement = merchantSettlementOf(this.ctx, this.settings.wallet, context)
-      if ('ignored' in settlement || !this.remember(settlement.txHash)) return
-      this.pending.push(settlement)
-      if (this.pending.length > this.tuning.maxTrackedSettlements) this.pending.shift()
-      this.schedule()
+      const settlement = merchantSettlementOf(ctx, settings.wallet, context)
+      if ('ignored' in settlement || !parts.record.add(settlement)) return
+      scheduler.request()
     } catch (error) {
-      this.report('settlement-check', error, false)
+      parts.observers.problem('settlement-check', error, false)
     }
-  }
-
-  detach(): Promise<void> {
-    if (!this.detached) {
-      this.detached = true
-      clearInterval(this.interval)
-      clearTimeout(this.debounce)
-      this.stop.abort()
-    }
-    return this.running ?? Promise.resolve()
-  }
-
-  memory(): SweeperMemory {
-    return {
-      trackedSettlements: this.seen.size,
-      pendingSettlements: this.pending.length,
-      maxTrackedSettlements: this.tuning.maxTrackedSettlements,
-    }
-  }
-
-  /** A manual sweep: one attempt in the write queue; its failure rejects. */
-  async depositNow(): Promise<DepositIdleResult> {
-    let taken: MerchantSettlement[] = []
-    try {
-      const result = await runExclusive(this.ctx, undefined, (slot) => {
-        taken = this.takePending()
-        return sweepIn(slot, this.ctx, this.settings)
-      })
-      if (result.deposited) {
-        this.announce(result, taken)
-        taken = []
-      }
-      return result
-    } finally {
-      this.putBack(taken)
-    }
-  }
-
-  /** Remembers a settlement hash; `false` when it was seen before. The oldest are forgotten first. */
-  private remember(txHash: string): boolean {
-    if (this.seen.has(txHash)) return false
-    this.seen.add(txHash)
-    if (this.seen.size > this.tuning.maxTrackedSettlements) {
-      this.seen.delete(this.seen.values().next().value as string)
-    }
-    return true
-  }
-
-  /** Debounces a burst into one sweep; during a sweep, asks for one follow-up instead. */
-  private schedule(): void {
-    if (this.detached) return
-    if (this.running) {
-      this.followUp = true
-      return
-    }
-    const now = Date.now()
-    this.burstStartedAt ??= now
-    const untilMax = this.burstStartedAt + this.tuning.maxDebounceMs - now
-    clearTimeout(this.debounce)
-    this.debounce = setTimeout(
-      () => this.start(),
-      Math.max(0, Math.min(this.tuning.debounceMs, untilMax)),
-    )
-  }
-
-  /** A timer tick sweeps unless a sweep is running or about to. */
-  private onTimer(): void {
-    if (!this.running && this.debounce === undefined) this.start()
-  }
-
-  private start(): void {
-    clearTimeout(this.debounce)
-    this.debounce = undefined
-    this.burstStartedAt = undefined
-    if (this.detached || this.running) return
-    this.running = this.sweepWithRetries().finally(() => {
-      this.running = undefined
-      if (this.followUp) {
-        this.followUp = false
-        this.schedule()
-      }
-    })
-  }
-
-  /** One sweep: attempts until one succeeds, a failure is final, or the sweeper is detached. */
-  private async sweepWithRetries(): Promise<void> {
-    // Kept across attempts: after a failed receipt wait, the next attempt waits for it again.
-    const progress: SweepProgress = { step: 'balance-read', sent: undefined }
-    // The settlements this sweep covers; back to `pending` unless a deposit is announced.
-    let taken: MerchantSettlement[] = []
-    try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          // Read → decide → deposit → receipt, as one unit in the account's write queue.
-          const result = await runExclusive(this.ctx, undefined, (slot) => {
-            if (!progress.sent) {
-              this.putBack(taken)
-              taken = this.takePending()
-            }
-            return sweepIn(slot, this.ctx, this.settings, progress)
-          })
-          if (result.deposited) {
-            this.announce(result, taken)
-            taken = []
-          }
-          return
-        } catch (error) {
-          const vaultError = toVaultError(error, { addresses: this.ctx.addresses })
-          const willRetry =
-            attempt < this.tuning.maxAttempts &&
-            !this.detached &&
-            retryable(progress.step, vaultError)
-          this.report(progress.step, vaultError, willRetry)
-          if (!willRetry) return
-          await sleep(this.backoff(attempt, vaultError), this.stop.signal)
-        }
-      }
-    } catch {
-      // Detached during a backoff: the sweep ends here.
-    } finally {
-      this.putBack(taken)
-    }
-  }
-
-  private backoff(attempt: number, error: VaultError): number {
-    const { initialDelayMs, maxDelayMs } = this.tuning
-    const exponential = initialDelayMs * 2 ** (attempt - 1)
-    const asked = error instanceof VaultRpcError ? (error.retryAfterMs ?? 0) : 0
-    return Math.min(maxDelayMs, Math.max(exponential, asked))
-  }
-
-  private takePending(): MerchantSettlement[] {
-    const taken = this.pending
-    this.pending = []
-    return taken
-  }
-
-  /** Returns settlements a sweep took but did not deposit, ahead of newer ones. */
-  private putBack(taken: MerchantSettlement[]): void {
-    if (taken.length === 0) return
-    this.pending = [...taken, ...this.pending].slice(-this.tuning.maxTrackedSettlements)
-  }
-
-  private announce(result: IdleDepositResult, settlements: MerchantSettlement[]): void {
-    const { onIdleDeposit } = this.observers
-    if (!onIdleDeposit) return
-    const deposit: IdleDeposit = {
-      idleAmount: result.amount,
-      reserveFloor: result.reserveFloor,
-      txHash: result.txHash,
-      wallet: result.wallet,
-      walletBalance: result.balance,
-      settlements,
-    }
-    // Not awaited: a slow observer must not hold up the sweeper.
-    void Promise.resolve()
-      .then(() => onIdleDeposit(deposit))
-      .catch((error: unknown) => this.report('observer', error, false))
-  }
-
-  private report(phase: SweepPhase, error: unknown, willRetry: boolean): void {
-    const { onNonFatalError } = this.observers
-    if (!onNonFatalError) return
-    const problem: SweeperProblem = {
-      phase,
-      error: toVaultError(error, phase === 'observer' ? { action: 'onIdleDeposit' } : {}),
-      willRetry,
-    }
-    // Its own failure has nowhere to go: reporting it to itself could loop.
-    void Promise.resolve()
-      .then(() => onNonFatalError(problem))
-      .catch(() => {})
-  }
-}
-
-/** Whether a failed attempt can succeed when tried again. */
-function retryable(step: SweepStep, error: VaultError): boolean {
-  if (step === 'receipt') return !finalReceiptCodes.has(error.code)
-  // The RPC may serve the vault's chain again (a node swapped behind a load balancer); the read checks.
-  if (error.code === 'CHAIN_MISMATCH') return true
-  return error.retryable || (step === 'deposit' && redoFromReadCodes.has(error.code))
-}
-
-function resolveTuning(options: AttachToResourceServerOptions): Tuning {
-  const retry = options.retry ?? {}
+  })
   return {
-    debounceMs: whole(options.debounceMs, 'debounceMs', 250, 0),
-    maxDebounceMs: whole(options.maxDebounceMs, 'maxDebounceMs', 5_000, 0),
+    detach: () => scheduler.detach(),
+    depositIdle: () => sweepOnce(parts),
+    memory: () => parts.record.memory(),
+  }
+}
+
+/** A manual sweep: one attempt in the write queue, covering the settlements pending; its failure rejects. */
+async function sweepOnce({ ctx, settings, record, observers }: SweeperParts): Promise<SweepResult> {
+  let taken: MerchantSettlement[] = []
+  try {
+    const result = await runExclusive(ctx, undefined, (slot) => {
+      taken = record.take()
+      return sweepIn(slot, ctx, settings)
+    })
+    if (!result.deposited) return result
+    const deposit = { ...result, settlements: taken }
+    taken = []
+    observers.deposited(deposit)
+    return deposit
+  } finally {
+    record.putBack(taken)
+  }
+}
+
+/**
+ * A scheduled sweep: attempts until one succeeds, the retry policy says stop, or `signal` aborts (the
+ * sweeper was detached). Every failure is reported; nothing rejects.
+ */
+async function sweepWithRetries(
+  { ctx, settings, record, observers }: SweeperParts,
+  retry: SweepRetryPolicy,
+  signal: AbortSignal,
+): Promise<void> {
+  // Kept across attempts: after a failed receipt wait, the next attempt waits for it again.
+  const progress: SweepProgress = { step: 'balance-read', sent: undefined }
+  // The settlements this sweep covers; back to the record unless a deposit is reported.
+  let taken: MerchantSettlement[] = []
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // Read → decide → deposit → receipt, as one unit in the account's write queue.
+        const result = await runExclusive(ctx, undefined, (slot) => {
+          if (!progress.sent) {
+            record.putBack(taken)
+            taken = record.take()
+          }
+          return sweepIn(slot, ctx, settings, progress)
+        })
+        if (result.deposited) {
+          observers.deposited({ ...result, settlements: taken })
+          taken = []
+        }
+        return
+      } catch (error) {
+        const vaultError = toVaultError(error, { addresses: ctx.addresses })
+        const delay = signal.aborted
+          ? undefined
+          : sweepRetryDelay(retry, attempt, progress.step, vaultError)
+        observers.problem(progress.step, vaultError, delay !== undefined)
+        if (delay === undefined) return
+        await sleep(delay, signal)
+      }
+    }
+  } catch {
+    // Detached during a backoff: the sweep ends here.
+  } finally {
+    record.putBack(taken)
+  }
+}
+
+/** The sweeper's tuning, checked, with its defaults. */
+function resolveTuning(options: AttachToResourceServerOptions): {
+  timing: SweepTiming
+  retry: SweepRetryPolicy
+  maxTrackedSettlements: number
+} {
+  const retry = options.retry ?? {}
+  const debounceMs = whole(options.debounceMs, 'debounceMs', 250, 0)
+  const maxDebounceMs = whole(options.maxDebounceMs, 'maxDebounceMs', 5_000, 0)
+  const retryPolicy = {
     maxAttempts: whole(retry.maxAttempts, 'retry.maxAttempts', 4, 1),
     initialDelayMs: whole(retry.initialDelayMs, 'retry.initialDelayMs', 500, 0),
     maxDelayMs: whole(retry.maxDelayMs, 'retry.maxDelayMs', 8_000, 0),
-    maxTrackedSettlements: whole(options.maxTrackedSettlements, 'maxTrackedSettlements', 10_000, 1),
-    sweepIntervalMs:
-      options.sweepIntervalMs === undefined
-        ? undefined
-        : whole(options.sweepIntervalMs, 'sweepIntervalMs', 0, 1),
+  }
+  const maxTrackedSettlements = whole(
+    options.maxTrackedSettlements,
+    'maxTrackedSettlements',
+    10_000,
+    1,
+  )
+  const intervalMs =
+    options.sweepIntervalMs === undefined
+      ? undefined
+      : whole(options.sweepIntervalMs, 'sweepIntervalMs', 0, 1)
+  return {
+    timing: { debounceMs, maxDebounceMs, intervalMs },
+    retry: retryPolicy,
+    maxTrackedSettlements,
   }
 }
 
@@ -440,11 +257,10 @@ function resolveTuning(options: AttachToResourceServerOptions): Tuning {
 function whole(value: unknown, name: string, fallback: number, min: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new VaultValidationError(
-      'INVALID_ARGUMENT',
-      `${name} must be a whole number of at least ${min}.`,
-      { field: name },
-    )
+    throw new VaultValidationError(`${name} must be a whole number of at least ${min}.`, {
+      code: 'INVALID_ARGUMENT',
+      details: { field: name },
+    })
   }
   return value
 }

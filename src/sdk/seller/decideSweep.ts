@@ -4,15 +4,16 @@ export type NoDepositReason = 'paused' | 'below-threshold' | 'below-protocol-min
 /** What a sweep would do, with the numbers it decided on (base units). */
 export type SweepDecision = {
   /** The wallet's USDC balance. */
-  balance: bigint
+  walletBalance: bigint
   /** USDC kept liquid in the wallet (`reserve`). */
   reserveFloor: bigint
-  /** `balance − reserveFloor`, 0 when negative. */
-  idle: bigint
-} & ({ deposit: true; amount: bigint } | { deposit: false; reason: NoDepositReason })
+  /** `walletBalance − reserveFloor`, 0 when negative. A deposit moves all of it. */
+  idleAmount: bigint
+} & ({ deposit: true } | { deposit: false; reason: NoDepositReason })
 
 export type DecideSweepParameters = {
-  balance: bigint
+  /** The wallet's USDC balance. */
+  walletBalance: bigint
   /** USDC to keep liquid. */
   reserve: bigint
   /** The seller's own threshold. */
@@ -25,26 +26,30 @@ export type DecideSweepParameters = {
 }
 
 /**
- * The sweep rule of PRODUCT.md §5.2: `idle = balance − reserve` (0 if negative), and a deposit of all of
- * `idle` happens when `idle ≥ max(minIdleThreshold, protocol minimum)`, deposits are not paused and the TVL
- * cap has room for all of it. Pure: the caller reads the inputs (in one round trip).
+ * The sweep rule: `reserveFloor = reserve`; `idleAmount = walletBalance − reserveFloor` (0 if
+ * negative); a deposit of all of `idleAmount` happens when `idleAmount ≥ max(minIdleThreshold,
+ * protocol minimum)`, deposits are not paused and the TVL cap has room for all of it. Pure: the
+ * caller reads the inputs (in one round trip).
  *
  * @param parameters - Balance, reserve, thresholds and the vault's state.
  * @returns The decision and its numbers.
  * @example
- * decideSweep({ balance: 25_000_000n, reserve: 5_000_000n, minIdleThreshold: 10_000_000n,
+ * decideSweep({ walletBalance: 25_000_000n, reserve: 5_000_000n, minIdleThreshold: 10_000_000n,
  *   minDeposit: 10_000_000n, depositsPaused: false, tvlHeadroom: null })
- * // { deposit: true, amount: 20_000_000n, balance: 25_000_000n, reserveFloor: 5_000_000n, idle: 20_000_000n }
+ * // { deposit: true, walletBalance: 25_000_000n, reserveFloor: 5_000_000n, idleAmount: 20_000_000n }
  */
 export function decideSweep(parameters: DecideSweepParameters): SweepDecision {
-  const { balance, reserve, minIdleThreshold, minDeposit, depositsPaused, tvlHeadroom } = parameters
-  const idle = balance > reserve ? balance - reserve : 0n
-  const numbers = { balance, reserveFloor: reserve, idle }
+  const { walletBalance, reserve, minIdleThreshold, minDeposit, depositsPaused, tvlHeadroom } =
+    parameters
+  const idleAmount = walletBalance > reserve ? walletBalance - reserve : 0n
+  const numbers = { walletBalance, reserveFloor: reserve, idleAmount }
   if (depositsPaused) return { ...numbers, deposit: false, reason: 'paused' }
-  if (idle < minIdleThreshold) return { ...numbers, deposit: false, reason: 'below-threshold' }
-  if (idle < minDeposit) return { ...numbers, deposit: false, reason: 'below-protocol-minimum' }
-  if (tvlHeadroom !== null && idle > tvlHeadroom) {
+  if (idleAmount < minIdleThreshold)
+    return { ...numbers, deposit: false, reason: 'below-threshold' }
+  if (idleAmount < minDeposit)
+    return { ...numbers, deposit: false, reason: 'below-protocol-minimum' }
+  if (tvlHeadroom !== null && idleAmount > tvlHeadroom) {
     return { ...numbers, deposit: false, reason: 'tvl-cap' }
   }
-  return { ...numbers, deposit: true, amount: idle }
+  return { ...numbers, deposit: true }
 }

@@ -41,17 +41,15 @@ export async function readX402UsdcAsset(ctx: VaultContext): Promise<X402UsdcAsse
   )
   if ([name, version, authorizationState].every((result) => result.status === 'failure')) {
     throw new VaultConfigError(
-      'NO_CONTRACT_CODE',
       `The USDC at ${address} answers neither name(), version() nor authorizationState(): is it a token?`,
-      { usdc: address },
+      { code: 'NO_CONTRACT_CODE', details: { usdc: address } },
     )
   }
   if (authorizationState.status === 'success') {
     if (name.status === 'failure' || version.status === 'failure') {
       throw new VaultConfigError(
-        'INVALID_ARGUMENT',
         `The USDC at ${address} has EIP-3009 but no readable EIP-712 name() and version(), which x402 needs.`,
-        { usdc: address },
+        { code: 'INVALID_ARGUMENT', details: { usdc: address } },
       )
     }
     return {

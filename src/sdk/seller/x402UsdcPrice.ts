@@ -76,11 +76,10 @@ export function x402UsdcPrice(parameters: X402UsdcPriceParameters): X402UsdcPric
   if (typeof chain !== 'string' || !Object.hasOwn(x402UsdcAssets, chain)) {
     const shown =
       typeof chain === 'string' ? ` ${JSON.stringify(chain)}` : ` (${typeof chain}, not a string)`
-    throw new VaultValidationError(
-      'INVALID_ARGUMENT',
-      `Unknown chain${shown}: use 'base' or 'base-sepolia'.`,
-      { field: 'chain' },
-    )
+    throw new VaultValidationError(`Unknown chain${shown}: use 'base' or 'base-sepolia'.`, {
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'chain' },
+    })
   }
   const baseUnits = validateAmount(typeof amount === 'string' ? parseUsdc(amount) : amount)
   const asset =
@@ -98,35 +97,33 @@ export function x402UsdcPrice(parameters: X402UsdcPriceParameters): X402UsdcPric
 
 function checkAsset(asset: X402UsdcAsset): X402UsdcAsset {
   if (typeof asset !== 'object' || asset === null) {
-    throw new VaultValidationError('INVALID_ARGUMENT', '`asset` must be an object.', {
-      field: 'asset',
+    throw new VaultValidationError('`asset` must be an object.', {
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'asset' },
     })
   }
   const method = asset.assetTransferMethod
   if (method !== 'eip3009' && method !== 'permit2') {
-    throw new VaultValidationError(
-      'INVALID_ARGUMENT',
-      "asset.assetTransferMethod must be 'eip3009' or 'permit2'.",
-      { field: 'asset.assetTransferMethod' },
-    )
+    throw new VaultValidationError("asset.assetTransferMethod must be 'eip3009' or 'permit2'.", {
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'asset.assetTransferMethod' },
+    })
   }
   for (const key of ['name', 'version'] as const) {
     const value = asset[key]
     if (value !== undefined && (typeof value !== 'string' || value === '')) {
-      throw new VaultValidationError(
-        'INVALID_ARGUMENT',
-        `asset.${key} must be a non-empty string.`,
-        {
+      throw new VaultValidationError(`asset.${key} must be a non-empty string.`, {
+        code: 'INVALID_ARGUMENT',
+        details: {
           field: `asset.${key}`,
         },
-      )
+      })
     }
   }
   if (method === 'eip3009' && (asset.name === undefined || asset.version === undefined)) {
     throw new VaultValidationError(
-      'INVALID_ARGUMENT',
       'An EIP-3009 asset needs its EIP-712 domain name and version (asset.name, asset.version).',
-      { field: 'asset' },
+      { code: 'INVALID_ARGUMENT', details: { field: 'asset' } },
     )
   }
   return { ...asset, address: evmAddress(asset.address) }

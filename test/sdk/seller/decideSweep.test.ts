@@ -13,42 +13,43 @@ const base = {
 
 describe('decideSweep (the sweep rule)', () => {
   it('deposits all of balance − reserve when it reaches max(threshold, protocol minimum)', () => {
-    expect(decideSweep({ ...base, balance: usdc(25) })).toEqual({
+    expect(decideSweep({ ...base, walletBalance: usdc(25) })).toEqual({
       deposit: true,
-      amount: usdc(20),
-      balance: usdc(25),
+      walletBalance: usdc(25),
       reserveFloor: usdc(5),
-      idle: usdc(20),
+      idleAmount: usdc(20),
     })
-    expect(decideSweep({ ...base, balance: usdc(15) })).toMatchObject({
+    expect(decideSweep({ ...base, walletBalance: usdc(15) })).toMatchObject({
       deposit: true,
-      amount: usdc(10),
+      idleAmount: usdc(10),
     })
   })
 
   it('says why it deposits nothing', () => {
-    expect(decideSweep({ ...base, balance: usdc(14.999999) })).toMatchObject({
+    expect(decideSweep({ ...base, walletBalance: usdc(14.999999) })).toMatchObject({
       deposit: false,
       reason: 'below-threshold',
-      idle: usdc(9.999999),
+      idleAmount: usdc(9.999999),
     })
-    expect(decideSweep({ ...base, minIdleThreshold: 1n, balance: usdc(14) })).toMatchObject({
+    expect(decideSweep({ ...base, minIdleThreshold: 1n, walletBalance: usdc(14) })).toMatchObject({
       deposit: false,
       reason: 'below-protocol-minimum',
     })
-    expect(decideSweep({ ...base, balance: usdc(3) })).toMatchObject({
+    expect(decideSweep({ ...base, walletBalance: usdc(3) })).toMatchObject({
       deposit: false,
       reason: 'below-threshold',
-      idle: 0n,
+      idleAmount: 0n,
     })
-    expect(decideSweep({ ...base, balance: usdc(100), depositsPaused: true })).toMatchObject({
+    expect(decideSweep({ ...base, walletBalance: usdc(100), depositsPaused: true })).toMatchObject({
       deposit: false,
       reason: 'paused',
     })
-    expect(decideSweep({ ...base, balance: usdc(100), tvlHeadroom: usdc(94) })).toMatchObject({
-      deposit: false,
-      reason: 'tvl-cap',
-    })
+    expect(decideSweep({ ...base, walletBalance: usdc(100), tvlHeadroom: usdc(94) })).toMatchObject(
+      {
+        deposit: false,
+        reason: 'tvl-cap',
+      },
+    )
   })
 
   it('deposits exactly balance − reserve or nothing, so the reserve is never touched', () => {
@@ -58,16 +59,21 @@ describe('decideSweep (the sweep rule)', () => {
         fc.bigInt({ min: 0n, max: 10n ** 12n }),
         fc.bigInt({ min: 0n, max: 10n ** 9n }),
         (balance, reserve, minIdleThreshold) => {
-          const decision = decideSweep({ ...base, balance, reserve, minIdleThreshold })
-          const deposited = decision.deposit ? decision.amount : 0n
+          const decision = decideSweep({
+            ...base,
+            walletBalance: balance,
+            reserve,
+            minIdleThreshold,
+          })
+          const deposited = decision.deposit ? decision.idleAmount : 0n
           const kept = balance - deposited
           // Either nothing moved, or what stays liquid is at least the reserve.
           expect(kept === balance || kept >= reserve).toBe(true)
-          expect(decision.idle).toBe(balance > reserve ? balance - reserve : 0n)
+          expect(decision.idleAmount).toBe(balance > reserve ? balance - reserve : 0n)
           if (decision.deposit) {
-            expect(decision.amount).toBe(balance - reserve)
-            expect(decision.amount).toBeGreaterThanOrEqual(minIdleThreshold)
-            expect(decision.amount).toBeGreaterThanOrEqual(base.minDeposit)
+            expect(decision.idleAmount).toBe(balance - reserve)
+            expect(decision.idleAmount).toBeGreaterThanOrEqual(minIdleThreshold)
+            expect(decision.idleAmount).toBeGreaterThanOrEqual(base.minDeposit)
           }
         },
       ),
