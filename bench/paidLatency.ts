@@ -2,8 +2,8 @@ import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { paymentMiddleware } from '@x402/express'
 import { readX402UsdcAsset, x402UsdcPrice } from '../src/index.js'
-import { buyerFetch } from '../test/seller/apps.js'
-import { sweepEvents, usdcBalance } from '../test/seller/fixtures.js'
+import { sweepEvents, usdcBalance } from '../test/support/merchant.js'
+import { buyerFetch } from '../test/support/merchantApps.js'
 import type { BenchContext, Measured } from './context.js'
 import {
   facilitatorUrlOf,

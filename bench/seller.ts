@@ -13,7 +13,7 @@ import {
   type VaultClient,
 } from '../src/index.js'
 import { createPaywall } from '../src/plugins/express.js'
-import { frameworks, paidRoutes } from '../test/seller/apps.js'
+import { frameworks, paidRoutes } from '../test/support/merchantApps.js'
 
 const express = frameworks.find((framework) => framework.name === 'express')
 

@@ -11,8 +11,8 @@ import { parseArgs } from 'node:util'
 import { createPublicClient, http, isAddressEqual } from 'viem'
 import { startDevnet } from '../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi } from '../src/index.js'
-import { buyerFetch } from '../test/seller/apps.js'
-import { sweepEvents, usdcBalance } from '../test/seller/fixtures.js'
+import { sweepEvents, usdcBalance } from '../test/support/merchant.js'
+import { buyerFetch } from '../test/support/merchantApps.js'
 import { openPaywallShop, withDeadline } from './seller.js'
 
 const { values } = parseArgs({

@@ -1,5 +1,5 @@
 import { type DepositMethod, parseUsdc } from '../src/index.js'
-import { receiptsFrom, usdcBalance } from '../test/seller/fixtures.js'
+import { receiptsFrom, usdcBalance } from '../test/support/merchant.js'
 import type { BenchContext, Measured } from './context.js'
 import { latestBlock, merchantVaultClient } from './seller.js'
 

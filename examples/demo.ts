@@ -94,14 +94,14 @@ async function main() {
     row('deposited', usdc(deposit.idleAmount))
     row('transaction', deposit.txHash)
   }
-  const before = await merchant.vault.getPosition(merchant.address)
+  const before = await merchant.vault.getPosition({ wallet: merchant.address })
   row('wallet balance now', usdc(await merchant.liquid()))
   row('position in the vault', usdc(unwrapField(before.currentValue, 'currentValue')))
   say()
 
   step = 'advancing time'
   await devnet.advanceTime(days * 24 * 3600)
-  const after = await merchant.vault.getPosition(merchant.address)
+  const after = await merchant.vault.getPosition({ wallet: merchant.address })
   const yields = await merchant.vault.getYield()
   say(`4. ${days} days later the position has grown:`)
   row('position then', usdc(unwrapField(before.currentValue, 'currentValue')))
@@ -194,7 +194,7 @@ async function startMerchant(devnet: Devnet) {
   }
   cleanups.push(close)
   const liquid = async () =>
-    unwrapField((await vault.getPosition(account.address)).liquidUsdc, 'liquidUsdc')
+    unwrapField((await vault.getPosition({ wallet: account.address })).liquidUsdc, 'liquidUsdc')
 
   return {
     address: account.address,

@@ -55,7 +55,7 @@ console.log('deposited 25 USDC:', txHash, formatUsdc(sharesMinted), 'shares')
 const { usdcReturned } = await vault.withdrawAndWait({ amount: parseUsdc('10') })
 console.log('withdrew', formatUsdc(usdcReturned), 'USDC')
 
-const position = await vault.getPosition(account.address)
+const position = await vault.getPosition({ wallet: account.address })
 if (!isUnavailable(position.currentValue)) {
   console.log('position worth', formatUsdc(position.currentValue), 'USDC')
 }

@@ -1,1 +1,166 @@
-export * from './sdk/index.js'
+// `x402-vault`, the vault SDK: every public name, listed here and only here. The API report
+// `api/x402-vault.api.md` records this list, and `npm test` fails when it changes unreviewed.
+// Upper layers (plugins, mcp, cli, devnet) import the SDK from this file, and what is not public
+// from `src/sdk/shared.ts`.
+
+export { feeCollectorAbi } from './sdk/abis/feeCollector.js'
+export { oracleAbi } from './sdk/abis/oracle.js'
+export { routerAbi } from './sdk/abis/router.js'
+export { shareTokenAbi } from './sdk/abis/shareToken.js'
+export { usdcAbi } from './sdk/abis/usdc.js'
+export {
+  type ApproveUsdcParameters,
+  type ApproveUsdcResult,
+  approveUsdc,
+  approveUsdcAndWait,
+} from './sdk/actions/approveUsdc.js'
+export {
+  type DepositMethod,
+  type DepositParameters,
+  type DepositResult,
+  deposit,
+  depositAndWait,
+} from './sdk/actions/deposit.js'
+export {
+  type EnsureInitializedParameters,
+  type EnsureInitializedResult,
+  ensureInitializedAndWait,
+} from './sdk/actions/ensureInitializedAndWait.js'
+export { getMinDeposit } from './sdk/actions/getMinDeposit.js'
+export { getPosition, type VaultPosition } from './sdk/actions/getPosition.js'
+export { getShareBalance } from './sdk/actions/getShareBalance.js'
+export { getStatus, type VaultStatus } from './sdk/actions/getStatus.js'
+export { getUsdcAllowance } from './sdk/actions/getUsdcAllowance.js'
+export { getUsdcBalance } from './sdk/actions/getUsdcBalance.js'
+export {
+  getYield,
+  type OptimalVenue,
+  type VaultYield,
+  type VenueName,
+  type VenueYield,
+} from './sdk/actions/getYield.js'
+export {
+  type InitializeParameters,
+  type InitializeResult,
+  initialize,
+  initializeAndWait,
+} from './sdk/actions/initialize.js'
+export { isRegistered } from './sdk/actions/isRegistered.js'
+export {
+  type ApproveUsdcPlan,
+  type PlanApproveUsdcParameters,
+  planApproveUsdc,
+} from './sdk/actions/planApproveUsdc.js'
+export {
+  type DepositPlan,
+  type PlanDepositParameters,
+  planDeposit,
+} from './sdk/actions/planDeposit.js'
+export {
+  type InitializePlan,
+  type PlanInitializeParameters,
+  planInitialize,
+} from './sdk/actions/planInitialize.js'
+export {
+  type PlanWithdrawParameters,
+  planWithdraw,
+  type WithdrawPlan,
+} from './sdk/actions/planWithdraw.js'
+export { previewDeposit } from './sdk/actions/previewDeposit.js'
+export { previewRedeem } from './sdk/actions/previewRedeem.js'
+export { previewWithdrawNet } from './sdk/actions/previewWithdrawNet.js'
+export { type VerifyAddressesResult, verifyAddresses } from './sdk/actions/verifyAddresses.js'
+export {
+  type WithdrawParameters,
+  type WithdrawResult,
+  withdraw,
+  withdrawAndWait,
+} from './sdk/actions/withdraw.js'
+export {
+  type VaultAddresses,
+  type VaultChainEntry,
+  type VaultChainName,
+  type VaultNetwork,
+  vaultChains,
+} from './sdk/chains.js'
+export type { VaultContext, VaultPublicClient, VaultWalletClient } from './sdk/context.js'
+export {
+  type CreateVaultClientParameters,
+  createVaultClient,
+  type VaultActions,
+  type VaultClient,
+} from './sdk/createVaultClient.js'
+export { type CreateVaultContextParameters, createVaultContext } from './sdk/createVaultContext.js'
+export {
+  AddressMismatchError,
+  UnavailableFieldError,
+  VaultConfigError,
+  VaultContractError,
+  type VaultContractRole,
+  VaultError,
+  type VaultErrorOptions,
+  VaultPreconditionError,
+  VaultRpcError,
+  VaultTransactionError,
+  VaultValidationError,
+} from './sdk/errors/classes.js'
+export {
+  type VaultErrorCategory,
+  type VaultErrorCode,
+  type VaultErrorDetails,
+  vaultErrorCodes,
+} from './sdk/errors/codes.js'
+export { type Field, isUnavailable, mapField, type Unavailable, unwrapField } from './sdk/field.js'
+export {
+  type LoadVaultAddressesOptions,
+  loadVaultAddresses,
+  parseVaultAddresses,
+} from './sdk/loadVaultAddresses.js'
+export {
+  type EvmAddressOptions,
+  evmAddress,
+  formatUsdc,
+  parseUsdc,
+  USDC_DECIMALS,
+} from './sdk/money.js'
+export { formatRayPercent, RAY } from './sdk/rates.js'
+export {
+  type AttachToResourceServerOptions,
+  attachToResourceServer,
+  type SettlementHookTarget,
+  type Sweeper,
+} from './sdk/seller/attachToResourceServer.js'
+export type { NoDepositReason, SweepDecision } from './sdk/seller/decideSweep.js'
+export { type DepositIdleParameters, depositIdle } from './sdk/seller/depositIdle.js'
+export type {
+  MerchantSettlement,
+  SettlementHookContext,
+} from './sdk/seller/merchantSettlement.js'
+export { type DepositIdlePreview, previewDepositIdle } from './sdk/seller/previewDepositIdle.js'
+export { readX402UsdcAsset } from './sdk/seller/readX402UsdcAsset.js'
+export type { SweeperMemory } from './sdk/seller/settlementRecord.js'
+export type {
+  IdleDeposit,
+  NoIdleDeposit,
+  SweepAmounts,
+  SweepOptions,
+  SweepResult,
+  SweepStep,
+} from './sdk/seller/sweep.js'
+export type { SweeperProblem, SweepPhase } from './sdk/seller/sweepObservers.js'
+export {
+  type X402AssetTransferMethod,
+  type X402UsdcAsset,
+  type X402UsdcPrice,
+  type X402UsdcPriceParameters,
+  x402UsdcPrice,
+} from './sdk/seller/x402UsdcPrice.js'
+export type {
+  ApproveTransaction,
+  DepositTransaction,
+  InitializeTransaction,
+  VaultTransaction,
+  WaitOptions,
+  WithdrawTransaction,
+} from './sdk/transactions.js'
+export { type VaultHttpConfig, vaultHttp } from './sdk/transport.js'

@@ -2,13 +2,13 @@ import { type Account, createPublicClient, createWalletClient } from 'viem'
 import {
   createVaultContext,
   loadVaultAddresses,
-  redactUrl,
   type VaultChainName,
   type VaultContext,
   VaultError,
   vaultChains,
   vaultHttp,
-} from '../sdk/index.js'
+} from '../index.js'
+import { redactUrl } from '../sdk/shared.js'
 import { UsageError } from './usageError.js'
 
 /** The environment variable that holds each chain's RPC URL. */

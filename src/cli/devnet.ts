@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { type Devnet, startDevnet } from '../devnet/startDevnet.js'
 import { writeAddressesFile } from '../devnet/writeAddressesFile.js'
-import type { VaultChainName } from '../sdk/chains.js'
+import type { VaultChainName } from '../index.js'
 import { UsageError } from './usageError.js'
 
 export const devnetUsage = `Usage: x402-vault devnet [options]

@@ -5,12 +5,11 @@ import {
   getStatus,
   getYield,
   isUnavailable,
-  redactUrl,
-  toJsonSafe,
   type VaultStatus,
   type VaultYield,
   type VenueYield,
-} from '../sdk/index.js'
+} from '../index.js'
+import { redactUrl, toJsonSafe } from '../sdk/shared.js'
 import { chainOption, connectionOptions, connectReadOnly, rpcUrlOption } from './connect.js'
 
 export const statusUsage = `Usage: x402-vault status [options]

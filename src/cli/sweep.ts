@@ -12,7 +12,7 @@ import {
   type VaultChainName,
   type VaultContext,
   verifyAddresses,
-} from '../sdk/index.js'
+} from '../index.js'
 import { chainOption, connectionOptions, connectSigning, rpcUrlOption } from './connect.js'
 import { UsageError } from './usageError.js'
 

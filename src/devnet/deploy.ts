@@ -13,8 +13,8 @@ import {
   type Transport,
   type WalletActions,
 } from 'viem'
-import { multicall3Address, type VaultAddresses } from '../sdk/chains.js'
-import { withGasMargin } from '../sdk/internal/write.js'
+import type { VaultAddresses } from '../index.js'
+import { multicall3Address, withGasMargin } from '../sdk/shared.js'
 import {
   FeeCollectorArtifact,
   MockAavePoolArtifact,
@@ -72,7 +72,7 @@ export type DeployVaultStackArgs<chain extends Chain | undefined, account extend
 type Venues = Pick<VaultAddresses, 'usdc' | 'aToken' | 'aavePool' | 'morphoVault'>
 
 /**
- * Deploys the devnet's vault stack the way the live one was brought up (PROTOCOL.md §4.5, runbook): the test
+ * Deploys the devnet's vault stack the way the live one was brought up: the test
  * USDC, the two venues holding real liquidity, the oracle, then the fee collector, dvUSDC and the router; and
  * 5 minutes later the oracle's first observation, so its first routing decision is the live one.
  *

@@ -1,4 +1,4 @@
-import { VaultError, type VaultErrorCode, type VaultErrorOptions } from '../sdk/index.js'
+import { VaultError, type VaultErrorCode, type VaultErrorOptions } from '../index.js'
 
 /** Why the devnet could not start or act: the devnet's own section of `vaultErrorCodes`. */
 export type DevnetErrorCode = Extract<

@@ -8,7 +8,7 @@ import { toFacilitatorEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import { type Account, type Chain, createWalletClient, http, publicActions } from 'viem'
 import { z } from 'zod'
-import { redactSecrets } from '../sdk/redact.js'
+import { redactSecrets } from '../sdk/shared.js'
 import { DevnetError } from './errors.js'
 
 export type FacilitatorServerOptions = {

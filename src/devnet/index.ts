@@ -1,16 +1,7 @@
-export {
-  type AnvilInstance,
-  resolveAnvilBinary,
-  type StartAnvilOptions,
-  startAnvil,
-} from './anvil.js'
+// `x402-vault/devnet`: a local chain with the vault deployed, for tests and demos. The API report
+// `api/x402-vault.devnet.api.md` records this list.
+export { devnetAbis } from './devnetAbis.js'
 export { DevnetError, type DevnetErrorCode } from './errors.js'
-export {
-  createDevnetFacilitator,
-  type FacilitatorServer,
-  type FacilitatorServerOptions,
-  startFacilitatorServer,
-} from './facilitator.js'
 export {
   type Devnet,
   type DevnetAccount,

@@ -10,7 +10,7 @@ import {
   toHex,
 } from 'viem'
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts'
-import { type VaultAddresses, type VaultChainName, vaultChains } from '../sdk/chains.js'
+import { type VaultAddresses, type VaultChainName, vaultChains } from '../index.js'
 import { startAnvil } from './anvil.js'
 import { deployVaultStack, installMulticall3, oracleSeedDelaySeconds } from './deploy.js'
 import { DevnetError } from './errors.js'

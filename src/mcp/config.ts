@@ -2,11 +2,11 @@ import {
   formatUsdc,
   loadVaultAddresses,
   parseUsdc,
-  redactUrl,
   type VaultAddresses,
   VaultError,
   type VaultErrorOptions,
-} from '../sdk/index.js'
+} from '../index.js'
+import { redactUrl } from '../sdk/shared.js'
 
 /** How much the server writes to stderr: `error` is quiet, `debug` logs every tool call. */
 export type McpLogLevel = 'debug' | 'info' | 'warn' | 'error'
@@ -24,7 +24,7 @@ export type McpConfig = {
   logLevel: McpLogLevel
 }
 
-/** The environment variables the server reads, and nothing else (no key: it never signs). */
+/** The environment variables the server reads, and nothing else: no variable takes a key. */
 export type McpEnv = {
   BASE_SEPOLIA_RPC_URL?: string | undefined
   VAULT_CHAIN?: string | undefined

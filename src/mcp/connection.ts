@@ -2,13 +2,13 @@ import { createPublicClient } from 'viem'
 import {
   createVaultContext,
   parseVaultAddresses,
-  toVaultError,
   type VaultContext,
   VaultRpcError,
   vaultChains,
   vaultHttp,
   verifyAddresses,
-} from '../sdk/index.js'
+} from '../index.js'
+import { toVaultError } from '../sdk/shared.js'
 import type { McpConfig } from './config.js'
 import { McpToolError } from './errors.js'
 import type { McpLogger } from './logger.js'

@@ -4,7 +4,7 @@ import {
   type VaultErrorCategory,
   type VaultErrorCode,
   type VaultErrorOptions,
-} from '../sdk/index.js'
+} from '../index.js'
 import type { McpLogger } from './logger.js'
 
 /** Codes only the MCP layer raises: their own section of `vaultErrorCodes`. */

@@ -1,15 +1,26 @@
+// `x402-vault/mcp`: the MCP server, to run as it is (`createServer`, `runStdioServer`) or to put its
+// tools on your own MCP server (`registerVaultTools`). The API report `api/x402-vault.mcp.api.md`
+// records this list.
 export {
-  defaultMaxPlanUsdc,
-  defaultRpcUrl,
   loadMcpConfig,
   type McpConfig,
   McpConfigError,
   type McpEnv,
   type McpLogLevel,
 } from './config.js'
-export { type McpErrorCode, McpToolError } from './errors.js'
-export { planWarning } from './json.js'
-export { createLogger, type McpLogger, redactLogText } from './logger.js'
+export { type McpErrorCode, type McpOnlyErrorCode, McpToolError } from './errors.js'
+export { createLogger, type McpLogger } from './logger.js'
+export {
+  type RegisterVaultToolsOptions,
+  registerVaultTools,
+  type VaultToolsHandle,
+} from './registerVaultTools.js'
 export { type CreateServerOptions, createServer } from './server.js'
 export { runStdioServer } from './stdio.js'
+export {
+  type AnyVaultTool,
+  guardToolArguments,
+  type VaultTool,
+  type VaultToolContext,
+} from './tool.js'
 export { vaultTools } from './tools/index.js'

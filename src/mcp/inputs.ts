@@ -1,5 +1,5 @@
 import { type Address, maxUint256 } from 'viem'
-import { evmAddress, formatUsdc, parseUsdc } from '../sdk/index.js'
+import { evmAddress, formatUsdc, parseUsdc } from '../index.js'
 import type { McpConfig } from './config.js'
 import { McpToolError } from './errors.js'
 

@@ -8,7 +8,7 @@ import {
   mapField,
   type VaultContext,
   type WithdrawTransaction,
-} from '../sdk/index.js'
+} from '../index.js'
 
 /** A USDC amount in tool output: the decimal string and its base-unit (atomic) twin. */
 export type UsdcAmount = { usdc: string; atomic: string }
@@ -23,7 +23,7 @@ export type PlannedTransaction =
   | DepositTransaction
   | WithdrawTransaction
 
-/** An unsigned transaction in tool output (PRODUCT.md §6.3): bigints become decimal strings. */
+/** An unsigned transaction in a plan tool's output: bigints become decimal strings. */
 export type TransactionJson = {
   chain: VaultContext['chain']
   chainId: number
@@ -34,7 +34,7 @@ export type TransactionJson = {
   args: string[]
 }
 
-/** The warning every plan carries, word for word (PRODUCT.md §6.3). */
+/** The warning every plan carries, word for word: the client shows it to the user. */
 export const planWarning =
   'Unsigned transaction plan only: this server cannot sign or broadcast. Review it and send it from your own wallet.' as const
 
@@ -66,7 +66,7 @@ export function rate(ray: bigint): Rate {
 }
 
 /**
- * Shows an SDK transaction in the plan shape of PRODUCT.md §6.3, every bigint as a decimal string.
+ * Shows an SDK transaction as a plan tool answers it, every bigint as a decimal string.
  *
  * @param transaction - An unsigned transaction from an SDK plan.
  * @returns `{ chain, chainId, to, data, value: '0', functionName, args }`.

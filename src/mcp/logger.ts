@@ -1,4 +1,4 @@
-import { redactSecrets } from '../sdk/index.js'
+import { redactSecrets } from '../sdk/shared.js'
 import type { McpLogLevel } from './config.js'
 
 /** A leveled logger. Every line is redacted before it is written. */

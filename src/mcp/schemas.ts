@@ -1,6 +1,6 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { MAX_SLIPPAGE_BPS } from '../sdk/index.js'
+import { MAX_SLIPPAGE_BPS } from '../sdk/shared.js'
 import { planWarning } from './json.js'
 
 // Every builder below returns a new schema on each call: a schema object used twice would be
@@ -142,7 +142,7 @@ export function rateOutput(description: string) {
     .describe(description)
 }
 
-/** An unsigned transaction (PRODUCT.md §6.3). */
+/** An unsigned transaction: what to send, from the wallet, to which contract. */
 export function transactionOutput(description: string) {
   return z
     .object({
@@ -161,7 +161,7 @@ export function transactionOutput(description: string) {
     .describe(description)
 }
 
-/** The fields of every plan: those of PRODUCT.md §6.3, and the next steps in words. */
+/** The fields every plan carries: the chain, the warning, the transaction, and the next steps in words. */
 export function planOutputShape(transactionDescription: string) {
   return {
     chain: chainOutput(),

@@ -1,12 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import packageJson from '../../package.json' with { type: 'json' }
-import { formatUsdc, redactUrl } from '../sdk/index.js'
+import { formatUsdc } from '../index.js'
+import { redactUrl } from '../sdk/shared.js'
 import type { McpConfig } from './config.js'
-import { createVaultConnection } from './connection.js'
 import { createLogger, type McpLogger } from './logger.js'
-import { registerVaultTools } from './tool.js'
-import { vaultTools } from './tools/index.js'
+import { registerVaultTools } from './registerVaultTools.js'
 
+/** What `createServer` takes besides the configuration. */
 export type CreateServerOptions = {
   /** Where log lines go; by default stderr at `config.logLevel`. */
   logger?: McpLogger | undefined
@@ -34,15 +34,14 @@ export function createServer(config: McpConfig, options: CreateServerOptions = {
     { name: 'x402-vault', title: 'x402-vault', version: packageJson.version },
     { capabilities: { tools: {} }, instructions },
   )
-  const connection = createVaultConnection(config, logger)
-  registerVaultTools(server, vaultTools, { connection, config, logger })
+  const tools = registerVaultTools(server, { config, logger })
 
   server.server.oninitialized = () => {
     const client = server.server.getClientVersion()
     logger.info(
       `Connected to ${client ? `${client.name} ${client.version}` : 'an MCP client'}; verifying the vault deployment on ${config.chain} through ${redactUrl(config.rpcUrl)}. Plans are capped at ${formatUsdc(config.maxPlanUsdc)} USDC.`,
     )
-    connection.verifyInBackground()
+    tools.verifyInBackground()
   }
   return server
 }

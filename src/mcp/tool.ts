@@ -6,7 +6,7 @@ import {
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
-import type { VaultContext } from '../sdk/index.js'
+import type { VaultContext } from '../index.js'
 import type { McpConfig } from './config.js'
 import type { VaultConnection } from './connection.js'
 import { toolErrorText } from './errors.js'
@@ -14,7 +14,7 @@ import type { McpLogger } from './logger.js'
 import { unknownArgumentsText } from './schemas.js'
 
 /** What a tool handler gets besides its input. */
-export type ToolContext = {
+export type VaultToolContext = {
   /**
    * The verified vault: waits for verification (or retries it after RPC trouble). The call's
    * answer is refused unless the RPC still serves the configured chain.
@@ -24,7 +24,10 @@ export type ToolContext = {
   logger: McpLogger
 }
 
-/** One MCP tool: its listing (name, title, description, schemas, annotations) and its handler. */
+/**
+ * One MCP tool: its listing (name, title, description, schemas, annotations) and its handler.
+ * `vaultTools` holds the six; `registerVaultTools` puts them on an MCP server.
+ */
 export type VaultTool<
   input extends z.ZodRawShape = z.ZodRawShape,
   output extends z.ZodRawShape = z.ZodRawShape,
@@ -41,7 +44,7 @@ export type VaultTool<
    */
   handler: (
     input: z.output<z.ZodObject<input, 'strict'>>,
-    context: ToolContext,
+    context: VaultToolContext,
   ) => Promise<z.input<z.ZodObject<output>>>
 }
 
@@ -49,7 +52,7 @@ export type VaultTool<
 export type AnyVaultTool = Omit<VaultTool, 'inputSchema' | 'outputSchema' | 'handler'> & {
   inputSchema: z.AnyZodObject
   outputSchema: z.AnyZodObject
-  handler: (input: never, context: ToolContext) => Promise<unknown>
+  handler: (input: never, context: VaultToolContext) => Promise<unknown>
 }
 
 /**
@@ -67,7 +70,8 @@ export function defineTool<input extends z.ZodRawShape, output extends z.ZodRawS
 }
 
 /**
- * Registers the tools on the server and answers `tools/call` itself.
+ * Registers the tools on the server and answers `tools/call` itself (see `registerVaultTools` for the
+ * public form, which also creates the vault connection).
  *
  * The MCP SDK lists each tool from its schemas, but its own argument check would wrap a refusal in
  * its prefix (`MCP error -32602: Input validation error: …`). Answering `tools/call` here keeps every
@@ -79,9 +83,9 @@ export function defineTool<input extends z.ZodRawShape, output extends z.ZodRawS
  * @param tools - The tools, in listing order.
  * @param dependencies - The vault connection, the configuration and the logger.
  * @example
- * registerVaultTools(server, vaultTools, { connection, config, logger })
+ * registerTools(server, vaultTools, { connection, config, logger })
  */
-export function registerVaultTools(
+export function registerTools(
   server: McpServer,
   tools: readonly AnyVaultTool[],
   dependencies: { connection: VaultConnection; config: McpConfig; logger: McpLogger },
@@ -126,7 +130,7 @@ async function run(
   const took = () => `${Math.round(performance.now() - started)} ms`
   // Settles to the check's error, or undefined: never a rejection nobody awaits yet.
   let chainCheck: Promise<unknown> | undefined
-  const context: ToolContext = {
+  const context: VaultToolContext = {
     config,
     logger,
     vault: async () => {

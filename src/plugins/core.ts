@@ -16,7 +16,6 @@ import {
   evmAddress,
   formatUsdc,
   readX402UsdcAsset,
-  redactSecrets,
   type Sweeper,
   type VaultClient,
   VaultConfigError,
@@ -24,9 +23,9 @@ import {
   VaultValidationError,
   type X402UsdcAsset,
   type X402UsdcPrice,
-  x402UsdcAssets,
   x402UsdcPrice,
-} from '../sdk/index.js'
+} from '../index.js'
+import { redactSecrets, x402UsdcAssets } from '../sdk/shared.js'
 
 /** One paid route. */
 export type PaywallRoute = {
@@ -56,6 +55,7 @@ export type PaywallFacilitator = {
   timeoutMs?: number | undefined
 }
 
+/** What `createPaywall` takes: the vault, the merchant, the facilitator, the paid routes and the sweep. */
 export type CreatePaywallOptions = {
   /** A vault client with a wallet client for the merchant (it sends the sweeps' deposits). */
   vault: VaultClient
@@ -127,7 +127,7 @@ export async function createPaywallWith<middleware>(
 
 /**
  * Builds what an Express or Hono paywall needs, framework-neutrally: checks the options, builds the
- * payment requirements (PRODUCT.md §5.4), builds or takes the x402 resource server, registers the exact
+ * payment requirements (scheme `exact`, the vault's network, `payTo`, the USDC price), builds or takes the x402 resource server, registers the exact
  * EVM scheme for the vault's network, initialises the HTTP server (so a configuration error rejects
  * here, instead of x402's background start-up calling `process.exit`), makes sure the merchant wallet
  * is registered with the vault router, and attaches the sweeper.

@@ -8,7 +8,7 @@ export type HonoPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPS
 
 /**
  * Paid Hono routes whose revenue flows into the vault: x402's payment middleware for the routes,
- * with the sweeper attached to its resource server (PRODUCT.md §5.4).
+ * with the sweeper attached to its resource server, so each sale's USDC is swept into the vault.
  *
  * It resolves once the facilitator has confirmed it supports the vault's network, and rejects with a
  * clear error when something is misconfigured (price, payTo, facilitator URL or credentials, a network

@@ -18,10 +18,13 @@ export type VaultAddresses = {
 /** The x402 network id (CAIP-2) of a chain, such as `eip155:8453`. */
 export type VaultNetwork = `eip155:${number}`
 
-type ChainEntry = {
+/** A chain this package knows, with its public vault deployment. */
+export type VaultChainEntry = {
   name: VaultChainName
   chainId: number
+  /** viem's definition of the chain. */
   viemChain: Chain
+  /** The public deployment's contracts on this chain. */
   addresses: VaultAddresses
 }
 
@@ -67,8 +70,8 @@ const baseSepolia = defineChain({
   testnet: true,
 })
 
-/** The public deployments (PROTOCOL.md §1). */
-export const vaultChains: Readonly<Record<VaultChainName, ChainEntry>> = {
+/** The vault's public deployments: Base and Base Sepolia, by chain name. */
+export const vaultChains: Readonly<Record<VaultChainName, VaultChainEntry>> = {
   base: {
     name: 'base',
     chainId: 8453,

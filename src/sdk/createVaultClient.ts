@@ -58,7 +58,6 @@ import {
 } from './actions/withdraw.js'
 import type { VaultContext } from './context.js'
 import { type CreateVaultContextParameters, createVaultContext } from './createVaultContext.js'
-import type { WaitOptions } from './internal/write.js'
 import {
   type AttachToResourceServerOptions,
   attachToResourceServer,
@@ -68,56 +67,306 @@ import {
 import { type DepositIdleParameters, depositIdle } from './seller/depositIdle.js'
 import { type DepositIdlePreview, previewDepositIdle } from './seller/previewDepositIdle.js'
 import type { SweepResult } from './seller/sweep.js'
+import type { WaitOptions } from './transactions.js'
 
 /** `createVaultContext`'s parameters: the clients, the chain and any address overrides. */
 export type CreateVaultClientParameters = CreateVaultContextParameters
 
-/** The vault actions, bound to one client. */
+/**
+ * The vault actions, bound to one client: each is the action of the same name with the client as its
+ * context. Amounts are bigint base units (USDC and shares have 6 decimals).
+ */
 export type VaultActions = {
-  /** Checks the chain id, contract code and wiring against the chain (≤ 2 RPC requests). See {@link verifyAddresses}. */
+  /**
+   * Checks the client against the chain; await it once before use. The RPC's chain id, code at every
+   * address, the router's wiring and the back-pointers of the share token and fee collector, in two
+   * RPC requests sent together.
+   *
+   * @returns The chain id, the block and the checks made.
+   * @throws {AddressMismatchError} naming the field, the expected and the actual value.
+   * @example
+   * await vault.verifyAddresses()
+   */
   verifyAddresses: () => Promise<VerifyAddressesResult>
-  /** Registers the wallet unless it already is. See {@link ensureInitializedAndWait}. */
+  /**
+   * Makes sure a wallet is registered with the router; await it once for the merchant wallet. A
+   * registered wallet costs one read and no transaction; otherwise the wallet client's account, when it
+   * is that wallet, sends `initialize()` and waits for the receipt.
+   *
+   * @param params - `wallet` (default: the wallet client's account), `confirmations`, `timeout`.
+   * @returns `{ wallet, alreadyRegistered, txHash }`.
+   * @throws {VaultPreconditionError} `WALLET_NOT_REGISTERED` when only another account could register it.
+   * @example
+   * await vault.ensureInitializedAndWait()
+   */
   ensureInitializedAndWait: (
     params?: EnsureInitializedParameters,
   ) => Promise<EnsureInitializedResult>
-  /** Vault status in one round trip. See {@link getStatus}. */
+  /**
+   * Reads the vault's status in one RPC round trip, every value from one block: pause flag, TVL cap and
+   * headroom, total assets, price per share, oracle freshness, treasury, allocation, withdrawal
+   * capacity. A sub-read that reverts is `Unavailable` in its own field.
+   *
+   * @returns The status.
+   * @example
+   * const status = await vault.getStatus()
+   * if (!isUnavailable(status.totalAssets)) console.log(formatUsdc(status.totalAssets))
+   */
   getStatus: () => Promise<VaultStatus>
-  /** Venue rates and the selected venue in one round trip. See {@link getYield}. */
+  /**
+   * Reads each venue's spot and time-weighted rate, its safety, and the venue the oracle selects for
+   * new deposits, in one RPC round trip.
+   *
+   * @returns Rates in ray and as percentage strings, and the optimal venue (or why there is none).
+   * @example
+   * const { aave, morpho } = await vault.getYield()
+   * console.log(aave.spotApy, morpho.spotApy)
+   */
   getYield: () => Promise<VaultYield>
-  /** A wallet's position in one round trip. See {@link getPosition}. */
-  getPosition: (wallet: Address) => Promise<VaultPosition>
+  /**
+   * Reads a wallet's position in one RPC round trip: liquid USDC, allowance, shares, cost basis,
+   * current value, accrued yield, registration, and `withdrawableUsdc` (what withdrawing every share
+   * pays now, net of the fee). Any address; no wallet client needed.
+   *
+   * @param params - `wallet`.
+   * @returns The position; a sub-read that reverts is `Unavailable` in its field.
+   * @example
+   * const position = await vault.getPosition({ wallet: merchant.address })
+   */
+  getPosition: (params: { wallet: Address }) => Promise<VaultPosition>
+  /**
+   * Shares a deposit of `amount` would mint now (the router's `previewDeposit`).
+   *
+   * @param params - `amount` in USDC base units.
+   * @returns Shares.
+   * @example
+   * const shares = await vault.previewDeposit({ amount: parseUsdc('25') })
+   */
   previewDeposit: (params: { amount: bigint }) => Promise<bigint>
+  /**
+   * USDC the wallet would receive for burning `shares` now, net of the fee on its yield (the router's
+   * `previewRedeem`).
+   *
+   * @param params - `shares` and `wallet` (its cost basis sets the fee).
+   * @returns USDC base units.
+   * @example
+   * const usdc = await vault.previewRedeem({ shares, wallet })
+   */
   previewRedeem: (params: { shares: bigint; wallet: Address }) => Promise<bigint>
+  /**
+   * Shares to burn so the wallet receives at least `amount` USDC after the fee (the router's
+   * `previewWithdrawNet`).
+   *
+   * @param params - `amount` in USDC base units, and `wallet`.
+   * @returns Shares.
+   * @throws {VaultContractError} `NO_POSITION`, `UNSERVICEABLE_AMOUNT`, … as the router reverts.
+   * @example
+   * const shares = await vault.previewWithdrawNet({ amount: parseUsdc('5'), wallet })
+   */
   previewWithdrawNet: (params: { amount: bigint; wallet: Address }) => Promise<bigint>
+  /**
+   * The router's minimum deposit (`MIN_DEPOSIT`).
+   *
+   * @returns USDC base units (10 USDC on the public deployments).
+   * @example
+   * const minimum = await vault.getMinDeposit()
+   */
   getMinDeposit: () => Promise<bigint>
+  /**
+   * A wallet's USDC balance.
+   *
+   * @param params - `wallet`.
+   * @returns USDC base units.
+   * @example
+   * const balance = await vault.getUsdcBalance({ wallet })
+   */
   getUsdcBalance: (params: { wallet: Address }) => Promise<bigint>
+  /**
+   * A wallet's USDC allowance to a spender.
+   *
+   * @param params - `wallet`, and `spender` (default: the router).
+   * @returns USDC base units.
+   * @example
+   * const allowance = await vault.getUsdcAllowance({ wallet })
+   */
   getUsdcAllowance: (params: { wallet: Address; spender?: Address | undefined }) => Promise<bigint>
+  /**
+   * A wallet's share balance.
+   *
+   * @param params - `wallet`.
+   * @returns Shares.
+   * @example
+   * const shares = await vault.getShareBalance({ wallet })
+   */
   getShareBalance: (params: { wallet: Address }) => Promise<bigint>
+  /**
+   * Whether the router has registered a wallet; only registered wallets can deposit and withdraw.
+   *
+   * @param params - `wallet`.
+   * @returns `true` when registered.
+   * @example
+   * if (!(await vault.isRegistered({ wallet }))) await vault.ensureInitializedAndWait()
+   */
   isRegistered: (params: { wallet: Address }) => Promise<boolean>
-  /** Unsigned `usdc.approve(router, amount)`. See {@link planApproveUsdc}. */
+  /**
+   * Plans `usdc.approve(router, amount)` for any wallet, without signing, in one round trip that also
+   * reports the current allowance and balance.
+   *
+   * @param params - `wallet`, `amount`.
+   * @returns The plan with its unsigned transaction.
+   * @example
+   * const plan = await vault.planApproveUsdc({ wallet, amount: parseUsdc('25') })
+   */
   planApproveUsdc: (params: PlanApproveUsdcParameters) => Promise<ApproveUsdcPlan>
-  /** Unsigned deposit with approval/registration report (≤ 2 round trips). See {@link planDeposit}. */
+  /**
+   * Plans `router.deposit(amount, wallet, minSharesOut)` for any wallet, without signing, in at most
+   * two round trips. It checks pause, minimum, TVL headroom and balance, reports a missing approval or
+   * registration with the transactions that fix it, and simulates the deposit when nothing is missing.
+   *
+   * @param params - `wallet`, `amount`, `slippageBps` (0–1000, default 10).
+   * @returns The plan with its unsigned transaction.
+   * @throws {VaultPreconditionError} `DEPOSITS_PAUSED`, `BELOW_MIN_DEPOSIT`, `TVL_CAP_EXCEEDED`,
+   *   `INSUFFICIENT_USDC`.
+   * @example
+   * const plan = await vault.planDeposit({ wallet, amount: parseUsdc('25') })
+   * if (plan.needsApproval) console.log('send plan.approveTransaction first')
+   */
   planDeposit: (params: PlanDepositParameters) => Promise<DepositPlan>
-  /** Unsigned withdrawal by amount or shares (2 round trips). See {@link planWithdraw}. */
-  planWithdraw: (params: PlanWithdrawParameters, slippageBps?: number) => Promise<WithdrawPlan>
-  /** Unsigned `router.initialize()`. See {@link planInitialize}. */
+  /**
+   * Plans `router.withdraw(shares, wallet, minUsdcOut)` for any wallet, without signing, in two round
+   * trips. By `amount`, the wallet receives at least that much USDC after the fee; by `shares`, exactly
+   * those shares are burned and `slippageBps` bounds the USDC out.
+   *
+   * @param params - `wallet`, exactly one of `amount` and `shares`, and `slippageBps` (0–1000, default 10).
+   * @returns The plan with its unsigned transaction.
+   * @throws {VaultPreconditionError} `WALLET_NOT_REGISTERED`, `INSUFFICIENT_SHARES`.
+   * @example
+   * const plan = await vault.planWithdraw({ wallet, amount: parseUsdc('5') })
+   */
+  planWithdraw: (params: PlanWithdrawParameters) => Promise<WithdrawPlan>
+  /**
+   * Plans a wallet's registration (`router.initialize()`, sent by the wallet itself), without signing.
+   *
+   * @param params - `wallet`.
+   * @returns The plan with its unsigned transaction, and whether the wallet is already registered.
+   * @example
+   * const plan = await vault.planInitialize({ wallet })
+   */
   planInitialize: (params: PlanInitializeParameters) => Promise<InitializePlan>
+  /**
+   * Registers the sending account with the router (`router.initialize()`), simulating first.
+   *
+   * @param params - `account` (default: the wallet client's).
+   * @returns The transaction hash.
+   * @throws {VaultContractError} `WALLET_ALREADY_REGISTERED`, before anything is sent.
+   * @example
+   * const hash = await vault.initialize()
+   */
   initialize: (params?: InitializeParameters) => Promise<Hash>
+  /**
+   * Registers the sending account and waits for the receipt.
+   *
+   * @param params - `account`, `confirmations`, `timeout`.
+   * @returns `{ txHash, wallet, blockNumber }`.
+   * @example
+   * const { txHash } = await vault.initializeAndWait()
+   */
   initializeAndWait: (params?: InitializeParameters & WaitOptions) => Promise<InitializeResult>
+  /**
+   * Sets the account's USDC allowance (`usdc.approve(spender, amount)`), simulating and estimating gas
+   * first.
+   *
+   * @param params - `amount`, `spender` (default: the router), `account`.
+   * @returns The transaction hash.
+   * @example
+   * const hash = await vault.approveUsdc({ amount: parseUsdc('100') })
+   */
   approveUsdc: (params: ApproveUsdcParameters) => Promise<Hash>
+  /**
+   * Sets the account's USDC allowance and waits for the receipt.
+   *
+   * @param params - `amount`, `spender`, `account`, `confirmations`, `timeout`.
+   * @returns The hash and the allowance set.
+   * @example
+   * await vault.approveUsdcAndWait({ amount: parseUsdc('100') })
+   */
   approveUsdcAndWait: (params: ApproveUsdcParameters & WaitOptions) => Promise<ApproveUsdcResult>
+  /**
+   * Deposits USDC into the vault. Checks pause, registration, minimum, TVL cap and balance in one round
+   * trip; when the allowance is short it signs an EIP-2612 permit and deposits in one transaction
+   * where the USDC supports it, else approves first. Every transaction is simulated before it is sent.
+   *
+   * @param params - `amount`, `wallet`, `slippageBps`, `minSharesOut`, `permit`, `account`.
+   * @returns The deposit's transaction hash.
+   * @throws {VaultPreconditionError} `BELOW_MIN_DEPOSIT`, `DEPOSITS_PAUSED`, `WALLET_NOT_REGISTERED`, …
+   * @example
+   * const hash = await vault.deposit({ amount: parseUsdc('25') })
+   */
   deposit: (params: DepositParameters) => Promise<Hash>
+  /**
+   * Deposits USDC into the vault, as `deposit` does, and waits for the receipt.
+   *
+   * @param params - As `deposit`, plus `confirmations` and `timeout`.
+   * @returns The hash, the USDC deposited, the shares minted, the venue and the method used.
+   * @example
+   * const { sharesMinted } = await vault.depositAndWait({ amount: parseUsdc('25') })
+   */
   depositAndWait: (params: DepositParameters & WaitOptions) => Promise<DepositResult>
+  /**
+   * Withdraws from the vault by USDC amount (the wallet receives at least `amount` after the fee) or by
+   * shares (the USDC out bounded by `slippageBps`). A withdrawal that would fail is refused before
+   * anything is sent.
+   *
+   * @param params - `amount` or `shares`, `wallet`, `slippageBps`, `minUsdcOut`, `account`.
+   * @returns The transaction hash.
+   * @throws {VaultPreconditionError} `WALLET_NOT_REGISTERED`, `INSUFFICIENT_SHARES`.
+   * @example
+   * const hash = await vault.withdraw({ amount: parseUsdc('5') })
+   */
   withdraw: (params: WithdrawParameters) => Promise<Hash>
+  /**
+   * Withdraws from the vault, as `withdraw` does, and waits for the receipt.
+   *
+   * @param params - As `withdraw`, plus `confirmations` and `timeout`.
+   * @returns The hash, the shares burned and the USDC returned.
+   * @example
+   * const { usdcReturned } = await vault.withdrawAndWait({ amount: position.withdrawableUsdc })
+   */
   withdrawAndWait: (params: WithdrawParameters & WaitOptions) => Promise<WithdrawResult>
   /**
-   * Sweeps the wallet's idle USDC above a reserve into the vault now, with the options given; knows of
-   * no settlements or observers (an attached sweeper's `depositIdle()` does). See {@link depositIdle}.
+   * Sweeps now: deposits the wallet's USDC above `reserve` when that idle amount reaches
+   * `max(minIdleThreshold, the protocol minimum)`. It takes its options from the call; a sweeper's own
+   * `depositIdle()` (from `attachToResourceServer`) takes none and uses the sweeper's options. Both join
+   * the account's write queue, so they never run at once with another write of this process.
+   *
+   * @param params - `minIdleThreshold`, `reserve` (default 0), `wallet`, `confirmations`, `timeout`.
+   * @returns The `IdleDeposit` it made (amounts and the transaction hash), or why it made none, with
+   *   the amounts.
+   * @example
+   * const result = await vault.depositIdle({ minIdleThreshold: '10', reserve: '50' })
    */
   depositIdle: (params: DepositIdleParameters) => Promise<SweepResult>
-  /** What `depositIdle` would do now, in one round trip, sending nothing. See {@link previewDepositIdle}. */
+  /**
+   * What `depositIdle` would do now, in one round trip, sending nothing.
+   *
+   * @param params - `minIdleThreshold`, `reserve`, `wallet`.
+   * @returns The decision with the balance, reserve, idle amount, protocol minimum and registration.
+   * @example
+   * const preview = await vault.previewDepositIdle({ minIdleThreshold: '10', reserve: '50' })
+   */
   previewDepositIdle: (params: DepositIdleParameters) => Promise<DepositIdlePreview>
-  /** Sweeps after every x402 settlement that paid the merchant. See {@link attachToResourceServer}. */
+  /**
+   * Sweeps after every x402 settlement that paid the merchant: attaches to the resource server's
+   * after-settle hook, which returns at once while the sweep runs in the background. Problems go to
+   * `onNonFatalError`; nothing is thrown into x402.
+   *
+   * @param resourceServer - An x402 resource server (anything with `onAfterSettle`).
+   * @param options - `minIdleThreshold`, `reserve`, `wallet`, `onIdleDeposit`, `onNonFatalError`, tuning.
+   * @returns The sweeper: `detach()` on shutdown, `depositIdle()` to sweep now with its options.
+   * @example
+   * const sweeper = vault.attachToResourceServer(resourceServer, { minIdleThreshold: '10', reserve: '50' })
+   * process.on('SIGTERM', () => sweeper.detach())
+   */
   attachToResourceServer: (
     resourceServer: SettlementHookTarget,
     options: AttachToResourceServerOptions,
@@ -170,7 +419,7 @@ function decorate<extended extends object>(
     ensureInitializedAndWait: (params) => ensureInitializedAndWait(context, params),
     getStatus: () => getStatus(context),
     getYield: () => getYield(context),
-    getPosition: (wallet) => getPosition(context, wallet),
+    getPosition: (params) => getPosition(context, params),
     previewDeposit: (params) => previewDeposit(context, params),
     previewRedeem: (params) => previewRedeem(context, params),
     previewWithdrawNet: (params) => previewWithdrawNet(context, params),
@@ -181,7 +430,7 @@ function decorate<extended extends object>(
     isRegistered: (params) => isRegistered(context, params),
     planApproveUsdc: (params) => planApproveUsdc(context, params),
     planDeposit: (params) => planDeposit(context, params),
-    planWithdraw: (params, slippageBps) => planWithdraw(context, params, slippageBps),
+    planWithdraw: (params) => planWithdraw(context, params),
     planInitialize: (params) => planInitialize(context, params),
     initialize: (params) => initialize(context, params),
     initializeAndWait: (params) => initializeAndWait(context, params),

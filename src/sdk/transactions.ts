@@ -46,6 +46,14 @@ export type WithdrawTransaction = VaultTransaction<
   readonly [shares: bigint, wallet: Address, minUsdcOut: bigint]
 >
 
+/** Options every `…AndWait` write accepts. */
+export type WaitOptions = {
+  /** Blocks to wait after inclusion. Default 1. */
+  confirmations?: number | undefined
+  /** Give up waiting for the receipt after this many ms. Default: viem's (180 s). */
+  timeout?: number | undefined
+}
+
 /**
  * Builds the unsigned `router.initialize()` transaction.
  *

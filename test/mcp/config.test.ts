@@ -2,7 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createLogger, loadMcpConfig, McpConfigError, redactLogText } from '../../src/mcp/index.js'
+import { createLogger, loadMcpConfig, McpConfigError } from '../../src/mcp/index.js'
+import { redactLogText } from '../../src/mcp/logger.js'
 import { vaultChains } from '../../src/sdk/chains.js'
 
 async function configError(env: Record<string, string>): Promise<McpConfigError> {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { vaultChains } from '../../src/sdk/chains.js'
-import { connectMcp } from './support.js'
+import { connectMcp } from '../support/mcp.js'
 
 const root = join(import.meta.dirname, '../..')
 const examples = join(root, 'examples/mcp')

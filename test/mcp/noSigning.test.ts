@@ -37,7 +37,7 @@ const sdkWriteActions = [
 ]
 const keyLike = /private_?key|mnemonic|seed_?phrase/i
 
-const sdkIndex = join(root, 'src/sdk/index.ts')
+const sdkIndex = join(root, 'src/index.ts')
 const depositAction = join(root, 'src/sdk/actions/deposit.ts')
 const devnetCli = join(root, 'src/cli/devnet.ts')
 const mcpFiles = tsFiles(mcpDir)

@@ -3,8 +3,6 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { base, baseSepolia, mainnet } from 'viem/chains'
 import { describe, expect, it } from 'vitest'
 import {
-  buildDepositTransaction,
-  buildWithdrawTransaction,
   createVaultClient,
   formatRayPercent,
   routerAbi,
@@ -12,7 +10,8 @@ import {
   VaultError,
   vaultChains,
 } from '../../src/index.js'
-import { expectVaultError } from './helpers.js'
+import { buildDepositTransaction, buildWithdrawTransaction } from '../../src/sdk/transactions.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 // Nothing here reaches the network: every check happens before a request.
 const unreachable = 'http://127.0.0.1:9/'
@@ -138,8 +137,11 @@ describe('createVaultClient', () => {
       vault.planWithdraw({ wallet, amount: 1n, shares: 1n } as never),
       'INVALID_ARGUMENT',
     )
-    await expectVaultError(vault.planWithdraw({ wallet, shares: 1n }, 5000), 'INVALID_SLIPPAGE')
-    await expectVaultError(vault.getPosition('0xnope' as never), 'INVALID_ADDRESS')
+    await expectVaultError(
+      vault.planWithdraw({ wallet, shares: 1n, slippageBps: 5000 }),
+      'INVALID_SLIPPAGE',
+    )
+    await expectVaultError(vault.getPosition({ wallet: '0xnope' as never }), 'INVALID_ADDRESS')
     const walletVault = createVaultClient({
       publicClient,
       walletClient: createWalletClient({ chain: baseSepolia, transport: http(unreachable) }),

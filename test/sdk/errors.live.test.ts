@@ -23,15 +23,15 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import {
-  describeContractError,
   routerAbi,
-  toVaultError,
   usdcAbi,
   type VaultContractError,
   type VaultError,
   vaultChains,
 } from '../../src/index.js'
+import { describeContractError } from '../../src/sdk/errors/contract.js'
 import { MalformedRpcAnswerError } from '../../src/sdk/errors/rpc.js'
+import { toVaultError } from '../../src/sdk/errors/toVaultError.js'
 
 const addresses = vaultChains.base.addresses
 const reasonAbi = [

@@ -17,25 +17,24 @@ import {
 import { formatAbiItem } from 'viem/utils'
 import { describe, expect, it } from 'vitest'
 import {
-  decodeVaultError,
   feeCollectorAbi,
   isUnavailable,
   oracleAbi,
-  parseRetryAfter,
-  redactSecrets,
-  redactUrl,
   routerAbi,
   shareTokenAbi,
-  toVaultError,
-  unavailable,
   unwrapField,
   usdcAbi,
   VaultContractError,
   type VaultError,
   VaultRpcError,
   vaultChains,
-  vaultErrorCodes,
 } from '../../src/index.js'
+import { vaultErrorCodes } from '../../src/sdk/errors/codes.js'
+import { decodeVaultError } from '../../src/sdk/errors/contract.js'
+import { parseRetryAfter } from '../../src/sdk/errors/rpc.js'
+import { toVaultError } from '../../src/sdk/errors/toVaultError.js'
+import { unavailable } from '../../src/sdk/field.js'
+import { redactSecrets, redactUrl } from '../../src/sdk/redact.js'
 
 const sampleAddress = '0x1111111111111111111111111111111111111111'
 

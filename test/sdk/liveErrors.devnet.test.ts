@@ -9,16 +9,17 @@ import { simulateContract } from 'viem/actions'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
-  buildDepositTransaction,
   isUnavailable,
   parseUsdc,
   routerAbi,
-  toVaultError,
   unwrapField,
   type VaultContractError,
 } from '../../src/index.js'
+import { toVaultError } from '../../src/sdk/errors/toVaultError.js'
 import { waitForSuccess } from '../../src/sdk/internal/write.js'
-import { type DevnetClients, expectVaultError, sentTransaction, useDevnet } from './helpers.js'
+import { buildDepositTransaction } from '../../src/sdk/transactions.js'
+import { type DevnetClients, sentTransaction, useDevnet } from '../support/devnet.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 const knobs = {
   convertReverts: 'function setConvertToAssetsReverts(bool reverts)',
@@ -100,7 +101,9 @@ describe('while the Morpho vault does not answer', () => {
       expect(isUnavailable(field) && field.reason).toMatch(/Morpho venue can't be valued right now/)
     }
 
-    const position = await t.counter.measure(() => t.readOnly.getPosition(t.merchant.address))
+    const position = await t.counter.measure(() =>
+      t.readOnly.getPosition({ wallet: t.merchant.address }),
+    )
     expect(position.requests).toBe(1)
     const { currentValue, withdrawableUsdc, shares } = position.result
     expect(isUnavailable(currentValue) && currentValue.code).toBe('MORPHO_UNREACHABLE')
@@ -146,7 +149,7 @@ describe('withdrawing everything by amount', () => {
   /** Plans and withdraws `getPosition().withdrawableUsdc` by USDC amount. */
   async function withdrawAll() {
     const wallet = t.merchant.address
-    const position = await t.readOnly.getPosition(wallet)
+    const position = await t.readOnly.getPosition({ wallet })
     const amount = unwrapField(position.withdrawableUsdc)
     const shares = unwrapField(position.shares)
 

@@ -6,9 +6,9 @@ import {
   loadVaultAddresses,
   parseVaultAddresses,
   VaultConfigError,
-  vaultAddressKeys,
   vaultChains,
 } from '../../src/index.js'
+import { vaultAddressKeys } from '../../src/sdk/chains.js'
 
 const sepolia = vaultChains['base-sepolia'].addresses
 const lowercase = Object.fromEntries(

@@ -1,13 +1,8 @@
 import fc from 'fast-check'
 import { maxUint256 } from 'viem'
 import { describe, expect, it } from 'vitest'
-import {
-  formatUsdc,
-  parseUsdc,
-  VaultValidationError,
-  x402UsdcAssets,
-  x402UsdcPrice,
-} from '../../src/index.js'
+import { formatUsdc, parseUsdc, VaultValidationError, x402UsdcPrice } from '../../src/index.js'
+import { x402UsdcAssets } from '../../src/sdk/seller/x402UsdcPrice.js'
 import {
   decimal,
   hugeNumberText,

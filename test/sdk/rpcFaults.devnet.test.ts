@@ -4,7 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { createVaultClient, parseUsdc, type VaultClient, vaultHttp } from '../../src/index.js'
 import { type CountingProxy, type RpcFault, startCountingProxy } from '../support/countingProxy.js'
-import { devnetClients, expectVaultError } from './helpers.js'
+import { devnetClients } from '../support/devnet.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 // The SDK through `vaultHttp` behind a fault-injecting HTTP proxy in front of the devnet: reads,
 // plans and writes. The RPC URL carries a provider-style key in its path and query.
@@ -47,7 +48,7 @@ const wallet = () => devnet.accounts.merchant.address
 const operations: [string, () => Promise<unknown>][] = [
   ['verifyAddresses', () => vault.verifyAddresses()],
   ['getStatus', () => vault.getStatus()],
-  ['getPosition', () => vault.getPosition(wallet())],
+  ['getPosition', () => vault.getPosition({ wallet: wallet() })],
   ['planDeposit', () => vault.planDeposit({ wallet: wallet(), amount: parseUsdc('20') })],
   ['planWithdraw', () => vault.planWithdraw({ wallet: wallet(), amount: parseUsdc('5') })],
   ['depositAndWait', () => vault.depositAndWait({ amount: parseUsdc('20') })],

@@ -8,8 +8,9 @@ import type { AddressInfo } from 'node:net'
 import { createPublicClient } from 'viem'
 import { getChainId } from 'viem/actions'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toVaultError, vaultHttp } from '../../src/index.js'
-import { expectVaultError } from './helpers.js'
+import { vaultHttp } from '../../src/index.js'
+import { toVaultError } from '../../src/sdk/errors/toVaultError.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 /** How many of the next requests get a body over 1,000 bytes; the others get chain id 84532. */
 let oversized = 0

@@ -13,7 +13,8 @@ import {
   VaultPreconditionError,
   vaultChains,
 } from '../../src/index.js'
-import { type DevnetClients, expectVaultError, sentTransaction, useDevnet } from './helpers.js'
+import { type DevnetClients, sentTransaction, useDevnet } from '../support/devnet.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 const knobs = {
   convertReverts: 'function setConvertToAssetsReverts(bool reverts)',
@@ -122,7 +123,9 @@ describe.each(['base-sepolia', 'base'] as const)(
       })
 
       it('getPosition, and after a deposit and time, yield', async () => {
-        const before = await t.counter.measure(() => t.readOnly.getPosition(t.merchant.address))
+        const before = await t.counter.measure(() =>
+          t.readOnly.getPosition({ wallet: t.merchant.address }),
+        )
         expect(before.requests).toBe(1)
         expect(before.result.registered).toBe(false)
         expect(before.result.liquidUsdc).toBe(parseUsdc('1000'))
@@ -130,7 +133,9 @@ describe.each(['base-sepolia', 'base'] as const)(
 
         await registerAndDeposit('200')
         await devnet.advanceTime(30 * 24 * 3600)
-        const after = await t.counter.measure(() => t.readOnly.getPosition(t.merchant.address))
+        const after = await t.counter.measure(() =>
+          t.readOnly.getPosition({ wallet: t.merchant.address }),
+        )
         expect(after.requests).toBe(1)
         expect(after.result.registered).toBe(true)
         expect(after.result.liquidUsdc).toBe(parseUsdc('800'))
@@ -189,7 +194,9 @@ describe.each(['base-sepolia', 'base'] as const)(
         expect(s.withdrawCapacity.morphoReachable).toBe(false)
         expect(s.shareSymbol).toBe('dvUSDC')
 
-        const position = await t.counter.measure(() => t.readOnly.getPosition(t.merchant.address))
+        const position = await t.counter.measure(() =>
+          t.readOnly.getPosition({ wallet: t.merchant.address }),
+        )
         expect(position.requests).toBe(1)
         expect(isUnavailable(position.result.currentValue)).toBe(true)
         expect(isUnavailable(position.result.accruedYield)).toBe(true)
@@ -344,7 +351,7 @@ describe.each(['base-sepolia', 'base'] as const)(
 
         const shares = parseUsdc('10')
         const byShares = await t.counter.measure(() =>
-          t.readOnly.planWithdraw({ wallet, shares }, 100),
+          t.readOnly.planWithdraw({ wallet, shares, slippageBps: 100 }),
         )
         expect(byShares.requests).toBeLessThanOrEqual(2)
         expect(byShares.result.slippageBps).toBe(100)
@@ -502,9 +509,8 @@ describe.each(['base-sepolia', 'base'] as const)(
 
       it('explains a transaction that reverted on chain', async () => {
         const { waitForSuccess } = await import('../../src/sdk/internal/write.js')
-        const { buildDepositTransaction, VaultTransactionError } = await import(
-          '../../src/index.js'
-        )
+        const { VaultTransactionError } = await import('../../src/index.js')
+        const { buildDepositTransaction } = await import('../../src/sdk/transactions.js')
         await t.vault.ensureInitializedAndWait()
         const wallet = t.walletFor(t.merchant)
         // Sent without an estimate, so it lands on chain and reverts there.
@@ -538,7 +544,7 @@ describe.each(['base-sepolia', 'base'] as const)(
       it('the share token cannot be transferred (decoded NonTransferable)', async () => {
         await registerAndDeposit('10')
         const { simulateContract } = await import('viem/actions')
-        const { toVaultError } = await import('../../src/index.js')
+        const { toVaultError } = await import('../../src/sdk/errors/toVaultError.js')
         try {
           await simulateContract(t.publicClient, {
             account: t.merchant.address,

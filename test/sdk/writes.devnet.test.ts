@@ -27,7 +27,8 @@ import {
   vaultHttp,
 } from '../../src/index.js'
 import { permitTypes } from '../../src/sdk/abis/usdc.js'
-import { type DevnetClients, expectVaultError, useDevnet } from './helpers.js'
+import { type DevnetClients, useDevnet } from '../support/devnet.js'
+import { expectVaultError } from '../support/expectVaultError.js'
 
 let devnet: Devnet
 let t: DevnetClients

@@ -6,8 +6,9 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc, VaultValidationError } from '../../src/index.js'
-import { type DevnetClients, expectVaultError, useDevnet } from '../sdk/helpers.js'
-import { depositedIn, receiptsFrom, usdcBalance } from './fixtures.js'
+import { type DevnetClients, useDevnet } from '../support/devnet.js'
+import { expectVaultError } from '../support/expectVaultError.js'
+import { depositedIn, receiptsFrom, usdcBalance } from '../support/merchant.js'
 
 let devnet: Devnet
 let t: DevnetClients

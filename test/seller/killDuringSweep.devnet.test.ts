@@ -4,35 +4,31 @@
  * its sender) or drops it. Restarted with the same key, the merchant's next sweep deposits the idle
  * USDC that is left, and every base unit is accounted for on chain.
  */
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
-import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
-import { buyerFetch } from './apps.js'
+import type { CountingProxy } from '../support/countingProxy.js'
+import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import {
   depositedIn,
   gate,
   isSend,
+  type MerchantRpc,
   receiptsFrom,
   transferToMerchant,
   usdcBalance,
-  watchMerchantRpc,
-} from './fixtures.js'
-import { type MerchantProcess, spawnMerchant } from './spawnMerchant.js'
+} from '../support/merchant.js'
+import { buyerFetch } from '../support/merchantApps.js'
+import { type MerchantProcess, spawnMerchant } from '../support/spawnMerchant.js'
 
 let devnet: Devnet
 let t: DevnetClients
 let proxy: CountingProxy
-let rpc: ReturnType<typeof watchMerchantRpc>
-useDevnet({ chain: 'base-sepolia', facilitator: true }, async (started, clients) => {
-  devnet = started
-  t = clients
-  proxy = await startCountingProxy(devnet.rpcUrl)
-  rpc = watchMerchantRpc(proxy, devnet)
-  await t.vault.ensureInitializedAndWait()
-})
-afterAll(() => proxy?.close())
+let rpc: MerchantRpc
+useMerchantDevnet(
+  { chain: 'base-sepolia', facilitator: true },
+  (m) => ({ devnet, t, proxy, rpc } = m),
+)
 
 describe('a merchant killed during a sweep', () => {
   it.each([

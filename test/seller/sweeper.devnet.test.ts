@@ -6,7 +6,7 @@
  */
 import { createWalletClient, type Hash, http, isAddressEqual, keccak256, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
   type AttachToResourceServerOptions,
@@ -16,35 +16,28 @@ import {
   type Sweeper,
   type SweeperProblem,
 } from '../../src/index.js'
-import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
-import { type CountingProxy, type RpcCall, startCountingProxy } from '../support/countingProxy.js'
-import { hookTarget } from '../support/settlementHook.js'
+import type { CountingProxy, RpcCall } from '../support/countingProxy.js'
+import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import {
   depositedIn,
   gate,
   isSend,
   isSweepRead,
+  type MerchantRpc,
   merchantVault,
   receiptsFrom,
   sweepEvents,
   timersTurn,
   transferToMerchant,
   usdcBalance,
-  watchMerchantRpc,
-} from './fixtures.js'
+} from '../support/merchant.js'
+import { hookTarget } from '../support/settlementHook.js'
 
 let devnet: Devnet
 let t: DevnetClients
 let proxy: CountingProxy
-let rpc: ReturnType<typeof watchMerchantRpc>
-useDevnet({ chain: 'base-sepolia' }, async (started, clients) => {
-  devnet = started
-  t = clients
-  proxy = await startCountingProxy(devnet.rpcUrl)
-  rpc = watchMerchantRpc(proxy, devnet)
-  await t.vault.ensureInitializedAndWait()
-})
-afterAll(() => proxy?.close())
+let rpc: MerchantRpc
+useMerchantDevnet({ chain: 'base-sepolia' }, (m) => ({ devnet, t, proxy, rpc } = m))
 
 const sweepers: Sweeper[] = []
 afterEach(async () => {

@@ -6,35 +6,30 @@
  * losing sweep ends as a retryable problem or a no-op, and a later sweep picks up what arrives next.
  * Then under load: rounds of 20 concurrent sales split over both, every sale sweeping at once.
  */
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { type DevnetClients, useDevnet } from '../sdk/helpers.js'
-import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
-import { buyerFetch } from './apps.js'
+import type { CountingProxy } from '../support/countingProxy.js'
+import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import {
   depositedIn,
   isSweepRead,
+  type MerchantRpc,
   receiptsFrom,
   transferToMerchant,
   usdcBalance,
-  watchMerchantRpc,
-} from './fixtures.js'
-import { spawnMerchant } from './spawnMerchant.js'
+} from '../support/merchant.js'
+import { buyerFetch } from '../support/merchantApps.js'
+import { spawnMerchant } from '../support/spawnMerchant.js'
 
 let devnet: Devnet
 let t: DevnetClients
 let proxy: CountingProxy
-let rpc: ReturnType<typeof watchMerchantRpc>
-useDevnet({ chain: 'base-sepolia', facilitator: true }, async (started, clients) => {
-  devnet = started
-  t = clients
-  proxy = await startCountingProxy(devnet.rpcUrl)
-  rpc = watchMerchantRpc(proxy, devnet)
-  // Registered once, before the shops start (see the README: one registration per wallet).
-  await t.vault.ensureInitializedAndWait()
-})
-afterAll(() => proxy?.close())
+let rpc: MerchantRpc
+useMerchantDevnet(
+  { chain: 'base-sepolia', facilitator: true },
+  (m) => ({ devnet, t, proxy, rpc } = m),
+)
 
 /** A merchant process with the merchant key, its RPC through the proxy. */
 const startMerchant = (reserve: bigint) => spawnMerchant(devnet, proxy.url, reserve)

@@ -19,7 +19,7 @@ export async function writeAddressesFile(
   devnet: Devnet,
   overrides: Record<string, string> = {},
 ): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'x402-vault-mcp-'))
+  const dir = await mkdtemp(join(tmpdir(), 'x402-vault-addresses-'))
   const addresses = { ...devnet.addresses, ...overrides } as VaultAddresses
   return writeDevnetAddresses({ ...devnet, addresses }, join(dir, 'addresses.json'))
 }

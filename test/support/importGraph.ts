@@ -12,14 +12,22 @@ export type RuntimeReach = {
 export type ImportGraph = {
   /**
    * Follows the run-time imports of `entries` the way a bundler does: a named import is followed to
-   * the file that declares it (through barrels such as `src/sdk/index.ts`), a namespace, default,
+   * the file that declares it (through barrels such as `src/index.ts`), a namespace, default,
    * side-effect or dynamic import to the whole module; type-only imports are skipped. Every file
    * reached counts whole, with all of its own imports.
    */
   runtimeReach: (entries: string[]) => RuntimeReach
   /** The files that declare the named exports of a module (through its re-exports). */
   declaringFiles: (module: string, names: string[]) => Map<string, string>
+  /**
+   * What one file imports directly, type-only, re-exported and dynamic imports included: local
+   * modules as absolute paths, packages by their specifier. Barrels are not followed.
+   */
+  moduleImports: (file: string) => ModuleImports
 }
+
+/** The direct imports of one file. */
+export type ModuleImports = { files: string[]; packages: string[] }
 
 /**
  * Builds the import graph of `rootFiles` and everything they import.
@@ -39,6 +47,7 @@ export function importGraph(rootFiles: string[]): ImportGraph {
   return {
     runtimeReach: (entries) => runtimeReach(program, checker, entries),
     declaringFiles: (module, names) => declaringFiles(program, checker, module, names),
+    moduleImports: (file) => moduleImports(program, file),
   }
 }
 
@@ -168,4 +177,36 @@ function declaringFiles(
     if (file) result.set(symbol.name, file)
   }
   return result
+}
+
+function moduleImports(program: ts.Program, file: string): ModuleImports {
+  const source = program.getSourceFile(file)
+  if (!source) throw new Error(`${file} is not in the import graph`)
+  const files = new Set<string>()
+  const packages = new Set<string>()
+  const add = (specifier: ts.Node | undefined) => {
+    if (!specifier || !ts.isStringLiteralLike(specifier)) return
+    if (!specifier.text.startsWith('.')) {
+      packages.add(specifier.text)
+      return
+    }
+    const resolved = ts.resolveModuleName(
+      specifier.text,
+      file,
+      program.getCompilerOptions(),
+      ts.sys,
+    ).resolvedModule
+    files.add(resolved?.resolvedFileName ?? specifier.text)
+  }
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier)
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      add(node.arguments[0])
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node.argument.literal)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return { files: [...files], packages: [...packages] }
 }

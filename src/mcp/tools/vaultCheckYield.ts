@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { getYield, mapField, type VenueYield } from '../../sdk/index.js'
+import { getYield, mapField, type VenueYield } from '../../index.js'
 import { rate } from '../json.js'
 import {
   addressOutput,

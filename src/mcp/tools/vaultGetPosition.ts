@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { getPosition } from '../../sdk/index.js'
+import { getPosition } from '../../index.js'
 import { parseWalletInput } from '../inputs.js'
 import { integerField, usdcField } from '../json.js'
 import {
@@ -46,7 +46,7 @@ export const vaultGetPosition = defineTool({
   async handler(input, context) {
     const wallet = parseWalletInput(input.wallet)
     const vault = await context.vault()
-    const position = await getPosition(vault, wallet)
+    const position = await getPosition(vault, { wallet })
     return {
       chain: position.chain,
       chainId: position.chainId,

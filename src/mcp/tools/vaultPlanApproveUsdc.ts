@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { formatUsdc, isUnavailable, planApproveUsdc } from '../../sdk/index.js'
+import { formatUsdc, isUnavailable, planApproveUsdc } from '../../index.js'
 import { parseUsdcInput, parseWalletInput } from '../inputs.js'
 import { planEnvelope, usdcAmount, usdcField } from '../json.js'
 import {

@@ -1,10 +1,5 @@
 import { z } from 'zod'
-import {
-  type DepositPlan,
-  formatUsdc,
-  planDeposit,
-  VaultPreconditionError,
-} from '../../sdk/index.js'
+import { type DepositPlan, formatUsdc, planDeposit, VaultPreconditionError } from '../../index.js'
 import { McpToolError, withAdvice } from '../errors.js'
 import { parseUsdcInput, parseWalletInput } from '../inputs.js'
 import { planEnvelope, type TransactionJson, transactionJson, usdcAmount } from '../json.js'

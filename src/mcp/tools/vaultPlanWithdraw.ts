@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { formatUsdc, planWithdraw } from '../../sdk/index.js'
+import { formatUsdc, planWithdraw } from '../../index.js'
 import { McpToolError } from '../errors.js'
 import {
   assertWithinPlanCap,

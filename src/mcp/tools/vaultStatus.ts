@@ -1,6 +1,6 @@
 import { formatUnits } from 'viem'
 import { z } from 'zod'
-import { getStatus, mapField } from '../../sdk/index.js'
+import { getStatus, mapField } from '../../index.js'
 import { integerField, usdcAmount, usdcField } from '../json.js'
 import {
   addressOutput,

@@ -4,18 +4,14 @@ import { usdcAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
 import { guard } from '../internal/read.js'
 import { resolveAccount, validateUint256, validateWallet } from '../internal/validate.js'
-import {
-  type SentTransaction,
-  sendRequest,
-  type WaitOptions,
-  waitForSuccess,
-} from '../internal/write.js'
+import { type SentTransaction, sendRequest, waitForSuccess } from '../internal/write.js'
 import {
   assertSlotFor,
   runExclusive,
   sendExclusive,
   type WriteSlot,
 } from '../internal/writeQueue.js'
+import type { WaitOptions } from '../transactions.js'
 
 export type ApproveUsdcParameters = {
   /** The allowance to set, in USDC base units (0 revokes). */

@@ -33,7 +33,6 @@ import {
   type SentTransaction,
   sendPrepared,
   sendRequest,
-  type WaitOptions,
   waitForSuccess,
 } from '../internal/write.js'
 import {
@@ -43,6 +42,7 @@ import {
   type WriteSlot,
 } from '../internal/writeQueue.js'
 import { formatUsdc } from '../money.js'
+import type { WaitOptions } from '../transactions.js'
 import { approveUsdcAndWaitIn } from './approveUsdc.js'
 import type { VenueName } from './getYield.js'
 

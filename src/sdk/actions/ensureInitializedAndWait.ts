@@ -2,9 +2,9 @@ import { type Address, type Hash, isAddressEqual } from 'viem'
 import type { VaultContext } from '../context.js'
 import { VaultPreconditionError } from '../errors/classes.js'
 import { validateWallet } from '../internal/validate.js'
-import type { WaitOptions } from '../internal/write.js'
 import { runExclusive } from '../internal/writeQueue.js'
-import { initializeAndWaitIn } from './initialize.js'
+import type { WaitOptions } from '../transactions.js'
+import { registerAndWaitIn } from './initialize.js'
 import { isRegistered } from './isRegistered.js'
 
 export type EnsureInitializedParameters = {
@@ -50,7 +50,7 @@ export async function ensureInitializedAndWait(
     // Checked and sent in one write slot: two concurrent calls send one initialize().
     return runExclusive(ctx, accountAddress, async (slot) => {
       if (await isRegistered(ctx, { wallet })) return registered(wallet)
-      const { txHash } = await initializeAndWaitIn(slot, ctx, params)
+      const { txHash } = await registerAndWaitIn(slot, ctx, params)
       return { wallet, alreadyRegistered: false, txHash }
     })
   }

@@ -53,17 +53,20 @@ export type VaultPosition = {
  *
  * `withdrawableUsdc` is the router's `previewRedeem(shares)`, computed from the same block: redeeming
  * every share returns the whole position value with the whole cost basis as principal, so it is
- * `currentValue − ceil(FEE_BPS × accruedYield / 10000)` (PROTOCOL.md §4.1), with `FEE_BPS` read in the
- * same multicall. A second round trip to ask the router would need the share balance first.
+ * `currentValue − ceil(FEE_BPS × accruedYield / 10000)` (the fee is charged on yield only, rounded up
+ * in the vault's favour), with `FEE_BPS` read in the same multicall. A second round trip to ask the router would need the share balance first.
  *
  * @param ctx - The vault client.
- * @param wallet - Any address (no wallet client needed).
+ * @param params - `wallet`: any address (no wallet client needed).
  * @returns The position; a sub-read that reverts is `Unavailable` in its field.
  * @example
- * const position = await vault.getPosition('0x…')
+ * const position = await vault.getPosition({ wallet: '0x…' })
  */
-export async function getPosition(ctx: VaultContext, wallet: Address): Promise<VaultPosition> {
-  const owner = validateWallet(wallet)
+export async function getPosition(
+  ctx: VaultContext,
+  params: { wallet: Address },
+): Promise<VaultPosition> {
+  const owner = validateWallet(params.wallet)
   const { router, usdc, shareToken } = ctx.addresses
   const action = 'Position read'
   const [bn, ts, registered, balance, allowance, shares, position, feeBps, capacity] = await guard(

@@ -8,7 +8,6 @@ import {
   findRouterEvent,
   type SentTransaction,
   sendRequest,
-  type WaitOptions,
   waitForSuccess,
 } from '../internal/write.js'
 import {
@@ -17,6 +16,7 @@ import {
   sendExclusive,
   type WriteSlot,
 } from '../internal/writeQueue.js'
+import type { WaitOptions } from '../transactions.js'
 
 export type InitializeParameters = {
   /** The account that registers itself. Default: the wallet client's account. */
@@ -45,10 +45,10 @@ export type InitializeResult = {
  * const hash = await vault.initialize()
  */
 export function initialize(ctx: VaultContext, params: InitializeParameters = {}): Promise<Hash> {
-  return sendExclusive(ctx, params.account, (slot) => sendInitialize(slot, ctx, params))
+  return sendExclusive(ctx, params.account, (slot) => sendRegistration(slot, ctx, params))
 }
 
-async function sendInitialize(
+async function sendRegistration(
   slot: WriteSlot,
   ctx: VaultContext,
   params: InitializeParameters,
@@ -80,7 +80,7 @@ export function initializeAndWait(
   ctx: VaultContext,
   params: InitializeParameters & WaitOptions = {},
 ): Promise<InitializeResult> {
-  return runExclusive(ctx, params.account, (slot) => initializeAndWaitIn(slot, ctx, params))
+  return runExclusive(ctx, params.account, (slot) => registerAndWaitIn(slot, ctx, params))
 }
 
 /**
@@ -92,13 +92,13 @@ export function initializeAndWait(
  * @param params - As `initializeAndWait`.
  * @returns As `initializeAndWait`.
  */
-export async function initializeAndWaitIn(
+export async function registerAndWaitIn(
   slot: WriteSlot,
   ctx: VaultContext,
   params: InitializeParameters & WaitOptions,
 ): Promise<InitializeResult> {
   const { address } = resolveAccount(ctx, params.account)
-  const sent = await sendInitialize(slot, ctx, params)
+  const sent = await sendRegistration(slot, ctx, params)
   const receipt = await waitForSuccess(ctx, sent, 'Registration', params)
   const wallet = findRouterEvent(ctx, receipt, 'WalletAuthorised', address)?.args.wallet ?? address
   return { txHash: receipt.transactionHash, wallet, blockNumber: receipt.blockNumber }

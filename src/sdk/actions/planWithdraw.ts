@@ -53,8 +53,7 @@ export type WithdrawPlan = {
  * `minUsdcOut = previewRedeem(shares) × (10000 − slippageBps) / 10000`.
  *
  * @param ctx - The vault client (no wallet client needed).
- * @param params - `wallet` and exactly one of `amount` / `shares`; `slippageBps`.
- * @param slippageBps - Alternative place for the slippage (as in `planWithdraw({ wallet, shares }, 25)`).
+ * @param params - `wallet`, exactly one of `amount` / `shares`, and `slippageBps`.
  * @returns The plan with its unsigned transaction.
  * @throws {VaultPreconditionError} `WALLET_NOT_REGISTERED`, `INSUFFICIENT_SHARES`; {VaultContractError}
  *   `UNSERVICEABLE_AMOUNT`, `NO_POSITION`, … from the preview or the simulation.
@@ -64,11 +63,10 @@ export type WithdrawPlan = {
 export async function planWithdraw(
   ctx: VaultContext,
   params: PlanWithdrawParameters,
-  slippageBps?: number,
 ): Promise<WithdrawPlan> {
   const wallet = validateWallet(params.wallet)
   const target = parseWithdrawTarget(params)
-  const bps = validateSlippage(params.slippageBps ?? slippageBps)
+  const bps = validateSlippage(params.slippageBps)
   const quote = await quoteWithdraw(ctx, wallet, target, bps, 'Withdrawal plan')
   const decode = { ...ctx, morphoReachable: quote.morphoReachable }
   const { result } = await guard(decode, 'Withdrawal simulation', () =>

@@ -15,7 +15,6 @@ import {
   requireRouterEvent,
   type SentTransaction,
   sendRequest,
-  type WaitOptions,
   waitForSuccess,
 } from '../internal/write.js'
 import {
@@ -24,6 +23,7 @@ import {
   sendExclusive,
   type WriteSlot,
 } from '../internal/writeQueue.js'
+import type { WaitOptions } from '../transactions.js'
 
 /**
  * A withdrawal: by `amount` (USDC the wallet receives at least, after the fee) or by `shares`

@@ -26,15 +26,8 @@ import {
 } from '../errors/classes.js'
 import { findCause } from '../errors/find.js'
 import { toVaultError } from '../errors/toVaultError.js'
+import type { WaitOptions } from '../transactions.js'
 import { type DecodeContext, guard } from './read.js'
-
-/** Options every `…AndWait` write accepts. */
-export type WaitOptions = {
-  /** Blocks to wait after inclusion. Default 1. */
-  confirmations?: number | undefined
-  /** Give up waiting for the receipt after this many ms. Default: viem's (180 s). */
-  timeout?: number | undefined
-}
 
 /** Gas headroom over the estimate, in percent of it… */
 export const GAS_MARGIN_PERCENT = 30n

@@ -1,6 +1,6 @@
 import type { VaultContext } from '../context.js'
-import type { WaitOptions } from '../internal/write.js'
 import { runExclusive } from '../internal/writeQueue.js'
+import type { WaitOptions } from '../transactions.js'
 import { resolveSweepSettings, type SweepOptions, type SweepResult, sweepIn } from './sweep.js'
 
 export type DepositIdleParameters = SweepOptions & WaitOptions

@@ -14,8 +14,8 @@ import {
 } from '../internal/depositPreflight.js'
 import { tvlHeadroom } from '../internal/shareMath.js'
 import { validateUsdcOption, validateWallet } from '../internal/validate.js'
-import type { WaitOptions } from '../internal/write.js'
 import type { WriteSlot } from '../internal/writeQueue.js'
+import type { WaitOptions } from '../transactions.js'
 import { decideSweep, type NoDepositReason, type SweepDecision } from './decideSweep.js'
 import type { MerchantSettlement } from './merchantSettlement.js'
 

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import {
-  merchantSettlementOf,
-  networkOf,
-  type SettlementHookContext,
-  vaultChains,
-} from '../../../src/index.js'
+import { type SettlementHookContext, vaultChains } from '../../../src/index.js'
+import { networkOf } from '../../../src/sdk/chains.js'
+import { merchantSettlementOf } from '../../../src/sdk/seller/merchantSettlement.js'
 
 const vault = { network: networkOf('base'), addresses: vaultChains.base.addresses }
 const merchant = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'

@@ -4,12 +4,8 @@
  */
 import { HttpRequestError } from 'viem'
 import { describe, expect, it } from 'vitest'
-import {
-  toVaultError,
-  VaultError,
-  type VaultErrorCategory,
-  type VaultErrorCode,
-} from '../../../src/index.js'
+import { VaultError, type VaultErrorCategory, type VaultErrorCode } from '../../../src/index.js'
+import { toVaultError } from '../../../src/sdk/errors/toVaultError.js'
 import { type SweepRetryPolicy, sweepRetryDelay } from '../../../src/sdk/seller/sweepRetry.js'
 
 const policy: SweepRetryPolicy = { maxAttempts: 8, initialDelayMs: 500, maxDelayMs: 8_000 }

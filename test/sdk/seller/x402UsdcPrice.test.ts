@@ -1,11 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import {
-  VaultValidationError,
-  vaultChains,
-  x402UsdcAssets,
-  x402UsdcPrice,
-} from '../../../src/index.js'
+import { VaultValidationError, vaultChains, x402UsdcPrice } from '../../../src/index.js'
+import { x402UsdcAssets } from '../../../src/sdk/seller/x402UsdcPrice.js'
 
 const devnetUsdc = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 

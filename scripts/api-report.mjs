@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// The API report of every entry point: API Extractor reads the built types (`dist/**/*.d.ts`, so run
+// `npm run build` first) and writes one `api/<entry>.api.md` per entry point of package.json.
+//
+//   npm run api:check    (node scripts/api-report.mjs) fails when a report differs from the committed one
+//   npm run api:update   builds, then writes the reports (node scripts/api-report.mjs --update)
+//
+// A changed report is a changed public surface: review the diff, and commit it when it is intended.
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Extractor, ExtractorConfig } from '@microsoft/api-extractor'
+import ts from 'typescript'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const update = process.argv.includes('--update')
+const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+const reportFolder = join(root, 'api')
+const tempFolder = join(root, 'node_modules/.cache/api-report')
+
+/** `x402-vault` for `.`, `x402-vault.express` for `./express`, … */
+const reportName = (subpath) =>
+  subpath === '.' ? packageJson.name : `${packageJson.name}.${subpath.slice(2)}`
+
+const entries = Object.entries(packageJson.exports)
+  .filter(([, target]) => typeof target === 'object' && target.types)
+  .map(([subpath, target]) => ({ name: reportName(subpath), types: join(root, target.types) }))
+
+const silent = { logLevel: 'none' }
+/** API Extractor's own lines that this script replaces with one summary saying what to do. */
+const quiet = ['console-preamble', 'console-api-report-not-copied', 'console-api-report-copied']
+const failing = { logLevel: 'error' }
+
+let changed = 0
+let failed = 0
+/** Types a signature names that its own entry point does not export: `{ entry, name }`. */
+const forgotten = []
+for (const entry of entries) {
+  if (!existsSync(entry.types)) {
+    console.error(
+      `api-report: ${relative(root, entry.types)} is missing; run \`npm run build\` first.`,
+    )
+    process.exit(1)
+  }
+  const config = ExtractorConfig.prepare({
+    configObjectFullPath: join(root, 'api/api-extractor.json'),
+    packageJsonFullPath: join(root, 'package.json'),
+    configObject: {
+      projectFolder: root,
+      newlineKind: 'lf',
+      mainEntryPointFilePath: entry.types,
+      compiler: {
+        overrideTsconfig: {
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            lib: ['ES2023', 'DOM'],
+            types: ['node'],
+            strict: true,
+            skipLibCheck: true,
+          },
+          files: [entry.types],
+        },
+      },
+      apiReport: {
+        enabled: true,
+        reportFileName: entry.name,
+        reportFolder,
+        reportTempFolder: tempFolder,
+      },
+      docModel: { enabled: false },
+      dtsRollup: { enabled: false },
+      tsdocMetadata: { enabled: false },
+      messages: {
+        compilerMessageReporting: { default: failing },
+        extractorMessageReporting: {
+          default: { logLevel: 'warning', addToApiReportFile: true },
+          // Every public name says what it is without release tags: all of it is public.
+          'ae-missing-release-tag': silent,
+          // Such a warning would name a line of a hashed chunk in dist/: every edit would change it.
+          'ae-undocumented': silent,
+          // A public signature that names a type no entry point exports fails the check (below).
+          'ae-forgotten-export': failing,
+        },
+        // The JSDoc is written for editors (`@throws {VaultError}` and the like), not for TSDoc.
+        tsdocMessageReporting: { default: silent },
+      },
+    },
+  })
+  const result = Extractor.invoke(config, {
+    localBuild: update,
+    printApiReportDiff: !update,
+    messageCallback: (message) => {
+      // The "report changed" warning is summarised below, with what to do about it.
+      if (quiet.includes(message.messageId)) message.logLevel = 'none'
+      // A type from another entry point (`VaultClient` in `x402-vault/express`) is public there.
+      const name = /The symbol "([^"]+)"/.exec(message.text)?.[1]
+      if (message.messageId === 'ae-forgotten-export' && name) {
+        forgotten.push({ entry: entry.name, name, where: message.sourceFilePath })
+        message.logLevel = 'none'
+        message.handled = true
+      }
+    },
+  })
+  if (result.apiReportChanged) changed++
+  if (result.errorCount > 0) failed++
+}
+rmSync(tempFolder, { recursive: true, force: true })
+
+const exported = exportedNames(entries.map((entry) => entry.types))
+for (const { entry, name, where } of forgotten) {
+  if (exported.has(name)) continue
+  console.error(
+    `api-report: ${entry} names the type ${name} (${relative(root, where ?? '')}), which no entry point exports.`,
+  )
+  failed++
+}
+
+if (failed > 0) {
+  console.error('api-report: the API report failed; see the errors above.')
+  process.exit(1)
+}
+if (changed > 0 && !update) {
+  console.error(
+    `api-report: the public API differs from the committed report in api/ (${changed} entry point(s)).\n` +
+      'If the change is intended, run `npm run api:update`, review the diff of api/ and commit it.',
+  )
+  process.exit(1)
+}
+console.log(
+  update
+    ? `api-report: wrote ${entries.length} reports to api/ (${changed} changed).`
+    : `api-report: ${entries.length} entry points match api/.`,
+)
+
+/** The names the entry points' built types export, all together. */
+function exportedNames(files) {
+  const program = ts.createProgram(files, {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    skipLibCheck: true,
+    noEmit: true,
+  })
+  const checker = program.getTypeChecker()
+  const names = new Set()
+  for (const file of files) {
+    const source = program.getSourceFile(file)
+    const module = source && checker.getSymbolAtLocation(source)
+    for (const symbol of module ? checker.getExportsOfModule(module) : []) names.add(symbol.name)
+  }
+  return names
+}

@@ -1,0 +1,10 @@
+// Package-internal: what the upper layers (plugins, mcp, cli, devnet) need from the SDK beyond its
+// public entry, `src/index.ts`. It is no entry point of package.json, so nothing here is public API:
+// an upper layer imports the SDK from `src/index.ts` or from this file, never from a deeper module.
+export { multicall3Address } from './chains.js'
+export { toJsonSafe } from './errors/classes.js'
+export { toVaultError } from './errors/toVaultError.js'
+export { MAX_SLIPPAGE_BPS } from './internal/validate.js'
+export { withGasMargin } from './internal/write.js'
+export { redactSecrets, redactUrl } from './redact.js'
+export { x402UsdcAssets } from './seller/x402UsdcPrice.js'

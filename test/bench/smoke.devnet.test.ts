@@ -1,0 +1,125 @@
+/**
+ * The bench as `npm run bench` runs it, from the outside: a process and its JSON report. The test
+ * imports nothing from bench/ (which imports test/support/), so the two trees form no cycle.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect, it } from 'vitest'
+import { mcpToolNames, readToolNames } from '../support/mcpToolNames.js'
+
+const root = join(import.meta.dirname, '../..')
+
+/** The parts of `npm run bench -- --json`'s report that this test reads. */
+type BenchReport = {
+  rpcRoundTrips: Record<string, number>
+  paidRequestLatency: {
+    requests: number
+    plainP50Ms: number
+    withSweeperP50Ms: number
+    ratio: number
+  } | null
+  burst: { depositTxs: number } | null
+  mcpColdStartMs: number
+  sdkImportMs: number
+  nodeStartMs: number
+  sweep: { gasPerSweep: number } | null
+  notMeasured: Record<string, string>
+  budgets: { name: string; within: boolean | null }[]
+  overBudget: string[]
+  sdk: Record<string, { roundTrips: number; budget: number }>
+}
+
+/** Runs `bench/run.ts` (through tsx, as `npm run bench` does) and collects its output. */
+function runBench(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], {
+      cwd: root,
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8')
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8')
+    })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+it('a smoke pass of the bench prints one JSON report of the issue #11 shape, within the round-trip budgets', async () => {
+  const { code, stdout, stderr } = await runBench(['--smoke', '--json'])
+  // stdout is exactly one JSON object; progress went to stderr.
+  const report = JSON.parse(stdout) as BenchReport
+  expect(stderr).toContain('bench: round trips: vault_status')
+
+  expect(Object.keys(report).slice(0, 8)).toEqual([
+    'rpcRoundTrips',
+    'paidRequestLatency',
+    'burst',
+    'mcpColdStartMs',
+    'sdkImportMs',
+    'nodeStartMs',
+    'sweep',
+    'notMeasured',
+  ])
+  const { startup, ...tools } = report.rpcRoundTrips
+  expect(Object.keys(tools)).toEqual(mcpToolNames)
+  expect(startup).toBeGreaterThanOrEqual(1)
+  expect(startup).toBeLessThanOrEqual(2)
+  for (const name of mcpToolNames) {
+    expect(tools[name], name).toBeGreaterThanOrEqual(1)
+    expect(tools[name], name).toBeLessThanOrEqual(readToolNames.includes(name) ? 1 : 2)
+  }
+  // A deposit plan that is simulated and a withdrawal plan both take their second round trip.
+  expect(tools.vault_plan_deposit).toBe(2)
+  expect(tools.vault_plan_withdraw).toBe(2)
+  for (const [name, call] of Object.entries(report.sdk)) {
+    expect(call.roundTrips, name).toBeLessThanOrEqual(call.budget)
+  }
+
+  for (const key of ['mcpColdStartMs', 'sdkImportMs', 'nodeStartMs'] as const) {
+    expect(report[key], key).toBeGreaterThan(0)
+  }
+  // The seller rows: paid through the devnet's facilitator, with real sweeps on chain.
+  expect(report.notMeasured).toEqual({})
+  const latency = report.paidRequestLatency
+  expect(Object.keys(latency ?? {})).toEqual([
+    'requests',
+    'plainP50Ms',
+    'withSweeperP50Ms',
+    'ratio',
+    'sweepDeposits',
+  ])
+  expect(latency?.requests).toBe(3)
+  expect(latency?.plainP50Ms).toBeGreaterThan(0)
+  expect(latency?.withSweeperP50Ms).toBeGreaterThan(0)
+  expect(latency?.ratio).toBeCloseTo(
+    (latency?.withSweeperP50Ms ?? 0) / (latency?.plainP50Ms ?? 1),
+    1,
+  )
+  const burst = report.burst
+  expect(burst).toMatchObject({ settlements: 50, failedDeposits: 0, unaccountedUnits: '0' })
+  expect(burst?.depositTxs).toBeGreaterThanOrEqual(1)
+  expect(burst?.depositTxs).toBeLessThanOrEqual(3)
+  // The devnet's USDC supports EIP-2612: one transaction, permit and deposit.
+  expect(report.sweep).toMatchObject({ txPerSweep: 1, method: 'depositWithPermit' })
+  expect(report.sweep?.gasPerSweep).toBeGreaterThan(21_000)
+
+  // Timing budgets are for a quiet machine, not for a test run: only the verdict must agree.
+  const broken = report.budgets.filter((check) => check.within === false).map((check) => check.name)
+  expect(report.overBudget).toEqual(broken)
+  expect(code).toBe(broken.length > 0 ? 1 : 0)
+
+  // Without --json the same report is a table.
+  const saved = join(await mkdtemp(join(tmpdir(), 'x402-vault-bench-')), 'report.json')
+  await writeFile(saved, stdout)
+  const table = (await runBench(['--from', saved])).stdout
+  expect(table).toMatch(/^ {2}vault_plan_withdraw +2 +≤ 2 +ok$/m)
+  expect(table).toMatch(/^ {2}burst +\{"settlements":50,/m)
+}, 120_000)

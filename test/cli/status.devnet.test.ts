@@ -1,0 +1,83 @@
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
+import { runCli } from '../support/runCli.js'
+
+const run = runCli
+
+describe('x402-vault status', () => {
+  let devnet: Devnet
+  let addresses: string
+
+  beforeAll(async () => {
+    devnet = await startDevnet()
+    addresses = await writeAddressesFile(devnet)
+  })
+  afterAll(async () => {
+    await devnet?.stop()
+  })
+
+  it('prints the status as a table, reading the RPC URL from the environment', async () => {
+    const { code, stdout, stderr } = await run(['status', '--addresses', addresses], {
+      BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
+    })
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/^x402-vault on base-sepolia \(chain id 84532\) at block \d+/)
+    expect(stdout).toMatch(/^ {2}Deposits +open$/m)
+    expect(stdout).toMatch(/^ {2}Minimum deposit +10 USDC$/m)
+    expect(stdout).toMatch(/^ {2}TVL cap +500000 USDC \(room 500000 USDC\)$/m)
+    expect(stdout).toMatch(
+      /^ {2}Rates \(spot \/ TWAR\) +Aave 3\.50% \/ 3\.50%, safe; Morpho 4\.\d\d%/m,
+    )
+    expect(stdout).toMatch(/^ {2}New deposits go to +Morpho/m)
+    // The share symbol comes from the chain.
+    expect(stdout).toContain('USDC per dvUSDC')
+  })
+
+  it('prints JSON with --json, bigints as strings', async () => {
+    const { code, stdout } = await run(
+      ['status', '--json', '--rpc', devnet.rpcUrl, '--addresses', addresses],
+      {},
+    )
+    expect(code).toBe(0)
+    const report = JSON.parse(stdout)
+    expect(report.status).toMatchObject({ chain: 'base-sepolia', chainId: 84532 })
+    expect(report.status.minDeposit).toBe('10000000')
+    expect(report.yield.optimal.venue).toBe('morpho')
+  })
+
+  it('answers --help, and refuses unknown flags and chains with exit code 2', async () => {
+    const help = await run(['status', '--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('Usage: x402-vault status')
+    for (const args of [
+      ['status', '--verbose'],
+      ['status', '--chain', 'optimism'],
+    ]) {
+      const result = await run(args)
+      expect(result.code, args.join(' ')).toBe(2)
+      expect(result.stderr).toMatch(/^x402-vault: .+\nRun `x402-vault status --help`\.\n$/)
+    }
+  })
+
+  it('names an addresses file that is missing, with exit code 2', async () => {
+    const missing = join(tmpdir(), 'x402-vault-no-such-file.json')
+    const result = await run(['status', '--rpc', devnet.rpcUrl, '--addresses', missing])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(missing)
+  })
+
+  it('reports an unreachable RPC in one line, without the URL’s key, exit code 1', async () => {
+    const result = await run(['status', '--addresses', addresses], {
+      BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:9/v2/SECRET-KEY?apikey=SECRET',
+    })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(
+      /^x402-vault: .*could not be reached \(http:\/\/127\.0\.0\.1:9\)\.\n$/,
+    )
+    expect(result.stderr).not.toContain('SECRET')
+  })
+})

@@ -1,0 +1,143 @@
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, describe, expect, it } from 'vitest'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
+import { buyerFetch, paymentResponseOf } from '../support/merchantApps.js'
+
+const root = join(import.meta.dirname, '../..')
+const tsx = join(root, 'node_modules/.bin/tsx')
+
+/** A running example: its stdout so far, a wait for a line, and its exit. */
+type Example = {
+  child: ChildProcessWithoutNullStreams
+  stdout: () => string
+  stderr: () => string
+  waitFor: (pattern: RegExp) => Promise<RegExpMatchArray>
+}
+
+/** Spawns `examples/<file>` with tsx and exactly `env` (and PATH). */
+function startExample(file: string, env: Record<string, string>): Example {
+  const child = spawn(tsx, [join(root, 'examples', file)], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  })
+  let stdout = ''
+  let stderr = ''
+  const waiters: (() => void)[] = []
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString()
+    for (const wake of waiters.splice(0)) wake()
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  child.on('exit', () => {
+    for (const wake of waiters.splice(0)) wake()
+  })
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    async waitFor(pattern) {
+      for (;;) {
+        const match = stdout.match(pattern)
+        if (match) return match
+        if (child.exitCode !== null) {
+          throw new Error(`${file} exited (${child.exitCode}) before ${pattern}: ${stderr}`)
+        }
+        await new Promise<void>((resolve) => waiters.push(resolve))
+      }
+    },
+  }
+}
+
+/** Sends SIGTERM and resolves with the exit code. */
+async function stop(example: Example): Promise<number | null> {
+  const exited = once(example.child, 'exit')
+  example.child.kill('SIGTERM')
+  const [code] = await exited
+  return code as number | null
+}
+
+describe('the merchant examples, against a devnet', () => {
+  const started: Devnet[] = []
+  const running: Example[] = []
+  afterAll(async () => {
+    for (const example of running)
+      if (example.child.exitCode === null) example.child.kill('SIGKILL')
+    for (const devnet of started) await devnet.stop()
+  })
+  const devnetFor = async (chain: 'base' | 'base-sepolia', bearerToken?: string) => {
+    const devnet = await startDevnet({ chain, facilitator: bearerToken ? { bearerToken } : true })
+    started.push(devnet)
+    return devnet
+  }
+
+  it('examples/express-merchant.ts on Base (mainnet configuration, facilitator bearer token): paid once, swept, closed on SIGTERM', async () => {
+    const devnet = await devnetFor('base', 'example-token')
+    const example = startExample('express-merchant.ts', {
+      BASE_MAINNET_RPC_URL: devnet.rpcUrl,
+      MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
+      X402_FACILITATOR_URL: devnet.facilitatorUrl as string,
+      X402_FACILITATOR_BEARER_TOKEN: 'example-token',
+      VAULT_ADDRESSES: await writeAddressesFile(devnet),
+      PORT: '0',
+      SWEEP_RESERVE_USDC: '100',
+    })
+    running.push(example)
+    const [, port] = await example.waitFor(/^listening on http:\/\/localhost:(\d+)$/m)
+    const response = await buyerFetch(devnet)(`http://127.0.0.1:${port}/weather`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ sky: 'clear', celsius: 21 })
+    expect(paymentResponseOf(response).network).toBe('eip155:8453')
+    // 1,000 USDC of funding plus the 0.01 USDC payment, above the 100 USDC reserve.
+    await example.waitFor(/^deposited 900\.01 USDC, kept 100 USDC: 0x[0-9a-f]{64}$/m)
+    expect(await stop(example)).toBe(0)
+    expect(example.stdout()).toMatch(/^closed$/m)
+    expect(example.stderr()).toBe('')
+  })
+
+  it('examples/hono-node.ts on Base Sepolia (test network), then examples/sweep.ts by hand', async () => {
+    const devnet = await devnetFor('base-sepolia')
+    const env = {
+      VAULT_CHAIN: 'base-sepolia',
+      BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
+      MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
+      VAULT_ADDRESSES: await writeAddressesFile(devnet),
+    }
+    const example = startExample('hono-node.ts', {
+      ...env,
+      X402_FACILITATOR_URL: devnet.facilitatorUrl as string,
+      PORT: '0',
+      SWEEP_RESERVE_USDC: '50',
+    })
+    running.push(example)
+    const [, port] = await example.waitFor(/^listening on http:\/\/localhost:(\d+)$/m)
+    const response = await buyerFetch(devnet)(`http://127.0.0.1:${port}/weather`)
+    expect(response.status).toBe(200)
+    expect(paymentResponseOf(response).network).toBe('eip155:84532')
+    await example.waitFor(/^deposited 950\.01 USDC: 0x[0-9a-f]{64}$/m)
+    expect(await stop(example)).toBe(0)
+    expect(example.stdout()).toMatch(/^closed$/m)
+    expect(example.stderr()).toBe('')
+
+    // The wallet kept 50 USDC; a manual sweep with a 10 USDC reserve deposits the other 40.
+    const { stdout } = await promisify(execFile)(tsx, [join(root, 'examples/sweep.ts')], {
+      cwd: root,
+      env: { PATH: process.env.PATH, ...env, SWEEP_RESERVE_USDC: '10', SWEEP_MIN_IDLE_USDC: '10' },
+    })
+    expect(stdout).toMatch(/^balance 50 USDC, reserve 10 USDC, idle 40 USDC$/m)
+    expect(stdout).toMatch(/^deposited 40 USDC: 0x[0-9a-f]{64}$/m)
+  })
+
+  it('an example started without its environment names the missing variable', async () => {
+    const example = startExample('express-merchant.ts', { MERCHANT_PRIVATE_KEY: '0x12' })
+    running.push(example)
+    const [code] = await once(example.child, 'exit')
+    expect(code).not.toBe(0)
+    expect(example.stderr()).toContain('Set BASE_MAINNET_RPC_URL.')
+  })
+})

@@ -1,0 +1,187 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
+import { type CountingProxy, type RpcFault, startCountingProxy } from '../support/countingProxy.js'
+import {
+  callTool,
+  callToolError,
+  callToolOk,
+  connectMcp,
+  expectNoInternals,
+  type McpSession,
+} from '../support/mcp.js'
+
+// The real stdio server behind a fault-injecting proxy. Its RPC URL carries a provider-style key in
+// its path and query: no answer and no log line may show it.
+
+let devnet: Devnet
+let proxy: CountingProxy
+let mcp: McpSession
+let wallet: string
+const secret = /SECRETKEY|QUERYSECRET/
+
+beforeAll(async () => {
+  devnet = await startDevnet({ chain: 'base-sepolia' })
+  proxy = await startCountingProxy(devnet.rpcUrl)
+  wallet = devnet.accounts.merchant.address
+  mcp = await connectMcp({
+    BASE_SEPOLIA_RPC_URL: `${proxy.url}/v2/SECRETKEY?apikey=QUERYSECRET`,
+    VAULT_ADDRESSES: await writeAddressesFile(devnet),
+    MCP_LOG_LEVEL: 'debug',
+  })
+  await callToolOk(mcp.client, 'vault_status') // verified before any fault
+})
+afterEach(() => {
+  proxy.setFault(undefined)
+  proxy.retarget(devnet.rpcUrl)
+  expect(mcp.stderr()).not.toMatch(secret)
+})
+afterAll(async () => {
+  await mcp?.close()
+  await proxy?.close()
+  await devnet?.stop()
+})
+
+/** A read, a read with input, and two plans: each reaches the RPC. */
+const calls = (): [string, Record<string, unknown>][] => [
+  ['vault_status', {}],
+  ['vault_get_position', { wallet }],
+  ['vault_plan_approve_usdc', { wallet, amountUsdc: '10' }],
+  ['vault_plan_deposit', { wallet, amountUsdc: '10' }],
+]
+
+/** Calls a tool and expects an `RPC_*` retryable refusal within `withinMs`; returns its code. */
+async function expectRetryableRpcError(
+  name: string,
+  args: Record<string, unknown>,
+  withinMs: number,
+): Promise<string> {
+  const started = performance.now()
+  const answer = await callTool(mcp.client, name, args)
+  const elapsed = performance.now() - started
+  expect(answer.isError, answer.text).toBe(true)
+  const code = /^(RPC_[A-Z_]+) \(retryable\): /.exec(answer.text)?.[1]
+  expect(code, answer.text).toBeDefined()
+  expect(answer.text).toContain('BASE_SEPOLIA_RPC_URL')
+  expect(answer.text).not.toMatch(secret)
+  expectNoInternals(answer.text)
+  expect(elapsed, `${name} took ${Math.round(elapsed)} ms`).toBeLessThan(withinMs)
+  return code as string
+}
+
+// The server's transport: one retry, 8 s per attempt, 250 ms base backoff, waits ≤ 5 s.
+const answeredWithinMs = 3_000
+const hangBoundMs = 2 * 8_000 + 3_000
+
+describe('RPC faults through the real stdio server', () => {
+  const faults: [string, RpcFault, string | undefined][] = [
+    [
+      'HTTP 429 with a long Retry-After',
+      { kind: 'status', status: 429, retryAfter: '3600' },
+      'RPC_RATE_LIMITED',
+    ],
+    [
+      'HTTP 429 with Retry-After: 1',
+      { kind: 'status', status: 429, retryAfter: '1' },
+      'RPC_RATE_LIMITED',
+    ],
+    ['HTTP 500', { kind: 'status', status: 500 }, 'RPC_HTTP_ERROR'],
+    ['malformed JSON', { kind: 'malformed-json' }, 'RPC_BAD_RESPONSE'],
+    ['0x where a number is due', { kind: 'empty-number' }, 'RPC_BAD_RESPONSE'],
+    ['a reset connection', { kind: 'reset' }, 'RPC_UNREACHABLE'],
+    // The precise code is the test below; here any retryable RPC_* code passes.
+    ['JSON that is not JSON-RPC', { kind: 'not-json-rpc' }, undefined],
+  ]
+
+  it.each(faults)(
+    '%s: every tool answers a retryable RPC error in bounded time, and works again once it clears',
+    async (_name, fault, expectedCode) => {
+      proxy.setFault(fault)
+      for (const [name, args] of calls()) {
+        const code = await expectRetryableRpcError(name, args, answeredWithinMs)
+        if (expectedCode) expect(code, name).toBe(expectedCode)
+      }
+      proxy.setFault(undefined)
+      for (const [name, args] of calls()) await callToolOk(mcp.client, name, args)
+    },
+  )
+
+  // Through the batching transport viem reports such an answer as "Expected N responses to batch
+  // request." inside an HttpRequestError without a status: a malformed answer, not an unreachable RPC.
+  it('names an answer that is JSON but not JSON-RPC RPC_BAD_RESPONSE', async () => {
+    proxy.setFault({ kind: 'not-json-rpc' })
+    await callToolError(mcp.client, 'vault_status', {}, 'RPC_BAD_RESPONSE', { retryable: true })
+  })
+
+  it('a request that hangs past the timeout is answered RPC_TIMEOUT, bounded, then works again', async () => {
+    proxy.setFault({ kind: 'hang' })
+    const code = await expectRetryableRpcError('vault_status', {}, hangBoundMs)
+    expect(code).toBe('RPC_TIMEOUT')
+    proxy.setFault(undefined)
+    await callToolOk(mcp.client, 'vault_plan_deposit', { wallet, amountUsdc: '10' })
+  }, 40_000)
+
+  it('honours Retry-After: a 429 that asks for 1 s is retried after it, and the tool answers', async () => {
+    proxy.setFault({ kind: 'status', status: 429, retryAfter: '1' }, { times: 1 })
+    const started = performance.now()
+    await callToolOk(mcp.client, 'vault_status')
+    const elapsed = performance.now() - started
+    expect(elapsed).toBeGreaterThanOrEqual(950)
+    expect(elapsed).toBeLessThan(answeredWithinMs)
+  })
+
+  it('the server survives every fault: tools/list still answers', async () => {
+    expect((await mcp.client.listTools()).tools).toHaveLength(6)
+  })
+})
+
+describe('a chain id that changes under the running server', () => {
+  let other: Devnet
+  beforeAll(async () => {
+    other = await startDevnet({ chain: 'base' })
+  })
+  afterAll(async () => {
+    await other?.stop()
+  })
+
+  it('refuses every tool with CHAIN_MISMATCH, so no plan is made for the wrong chain; the right chain again answers', async () => {
+    // The same deployer and nonces: every address has the same contract on the other chain, so
+    // every read and plan would succeed there without the chain check.
+    expect(other.addresses).toEqual(devnet.addresses)
+    expect(other.chainId).toBe(8453)
+    proxy.retarget(other.rpcUrl)
+    for (const [name, args] of [
+      ...calls(),
+      ['vault_check_yield', {}],
+      ['vault_plan_withdraw', { wallet, amountUsdc: '10' }],
+    ] as [string, Record<string, unknown>][]) {
+      const text = await callToolError(mcp.client, name, args, 'CHAIN_MISMATCH')
+      expect(text).toContain('serves chain 8453, not base-sepolia (84532)')
+      expect(text).toContain('nothing was read or planned')
+    }
+    expect(mcp.stderr()).toContain('serves chain 8453')
+
+    proxy.retarget(devnet.rpcUrl)
+    for (const [name, args] of calls()) {
+      const answer = await callToolOk(mcp.client, name, args)
+      expect(answer.chainId).toBe(84532)
+    }
+  })
+
+  it('a server started on the wrong chain refuses the same way, and answers once the RPC serves Base Sepolia', async () => {
+    const wrongChain = await startCountingProxy(other.rpcUrl)
+    const session = await connectMcp({
+      BASE_SEPOLIA_RPC_URL: wrongChain.url,
+      VAULT_ADDRESSES: await writeAddressesFile(devnet),
+    })
+    try {
+      const text = await callToolError(session.client, 'vault_status', {}, 'CHAIN_MISMATCH')
+      expect(text).toContain('serves chain 8453')
+      wrongChain.retarget(devnet.rpcUrl)
+      expect((await callToolOk(session.client, 'vault_status')).chainId).toBe(84532)
+    } finally {
+      await session.close()
+      await wrongChain.close()
+    }
+  })
+})

@@ -1,0 +1,190 @@
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
+import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
+import { callToolError, callToolOk, connectMcp, mcpBin, runBin } from '../support/mcp.js'
+import { cliBin } from '../support/runCli.js'
+
+let devnet: Devnet
+let proxy: CountingProxy
+let addressesFile: string
+
+beforeAll(async () => {
+  devnet = await startDevnet({ chain: 'base-sepolia' })
+  proxy = await startCountingProxy(devnet.rpcUrl)
+  addressesFile = await writeAddressesFile(devnet)
+})
+afterAll(async () => {
+  await proxy?.close()
+  await devnet?.stop()
+})
+
+/** Starts the bin with `env`; it must exit 1 at once with one line on stderr and nothing on stdout. */
+async function expectStartupError(env: Record<string, string>): Promise<string> {
+  const { code, stdout, stderr } = await runBin([mcpBin], env)
+  expect(code).toBe(1)
+  expect(stdout).toBe('')
+  expect(stderr.trimEnd().split('\n')).toHaveLength(1)
+  expect(stderr).toMatch(/^x402-vault-mcp: /)
+  expect(stderr).not.toMatch(/\n\s+at /)
+  return stderr
+}
+
+describe('configuration errors stop the server with a one-line reason', () => {
+  it('VAULT_CHAIN must be base-sepolia', async () => {
+    const stderr = await expectStartupError({ VAULT_CHAIN: 'base' })
+    expect(stderr).toContain('VAULT_CHAIN must be base-sepolia')
+    expect(stderr).toContain('"base"')
+  })
+
+  it('VAULT_MCP_MAX_PLAN_USDC must be a positive decimal', async () => {
+    for (const value of ['abc', '0', '-5', '1e3', '1.1234567']) {
+      const stderr = await expectStartupError({ VAULT_MCP_MAX_PLAN_USDC: value })
+      expect(stderr, value).toContain('VAULT_MCP_MAX_PLAN_USDC must be')
+    }
+  })
+
+  it('VAULT_ADDRESSES names the file and the key at fault', async () => {
+    const missing = join(tmpdir(), 'no-such-dir-x402', 'addresses.json')
+    expect(await expectStartupError({ VAULT_ADDRESSES: missing })).toContain(missing)
+
+    const dir = await mkdtemp(join(tmpdir(), 'x402-vault-mcp-'))
+    const partial = join(dir, 'partial.json')
+    const { oracle: _oracle, ...withoutOracle } = devnet.addresses
+    await writeFile(partial, JSON.stringify({ chain: 'base-sepolia', ...withoutOracle }))
+    const stderr = await expectStartupError({ VAULT_ADDRESSES: partial })
+    expect(stderr).toContain(partial)
+    expect(stderr).toContain('"oracle"')
+  })
+
+  it('MCP_LOG_LEVEL and BASE_SEPOLIA_RPC_URL are checked, without echoing the URL’s secrets', async () => {
+    expect(await expectStartupError({ MCP_LOG_LEVEL: 'verbose' })).toContain('MCP_LOG_LEVEL')
+    const stderr = await expectStartupError({
+      BASE_SEPOLIA_RPC_URL: 'ftp://user:pw@rpc.example/v2/SECRETKEY?apikey=QUERYSECRET',
+    })
+    expect(stderr).toContain('BASE_SEPOLIA_RPC_URL must be an http(s) URL')
+    expect(stderr).not.toMatch(/SECRETKEY|QUERYSECRET|pw@/)
+  })
+})
+
+describe('start-up and the RPC', () => {
+  it('starts and lists its tools while the RPC is down; tools answer retryably until it is back', async () => {
+    proxy.setDown(true)
+    // A provider-style URL: its path and query carry the key and must never be shown.
+    const rpcUrl = `${proxy.url}/v2/SECRETKEY?apikey=QUERYSECRET`
+    const mcp = await connectMcp({
+      BASE_SEPOLIA_RPC_URL: rpcUrl,
+      VAULT_ADDRESSES: addressesFile,
+      MCP_LOG_LEVEL: 'debug',
+    })
+    try {
+      expect((await mcp.client.listTools()).tools).toHaveLength(6)
+      for (const name of ['vault_status', 'vault_check_yield']) {
+        const text = await callToolError(mcp.client, name, {}, 'RPC_UNREACHABLE', {
+          retryable: true,
+        })
+        expect(text).toContain(proxy.url)
+        expect(text).not.toMatch(/SECRETKEY|QUERYSECRET/)
+      }
+      proxy.setDown(false)
+      const status = await callToolOk(mcp.client, 'vault_status')
+      expect(status.chainId).toBe(84532)
+      expect(mcp.stderr()).toContain('Verified the vault deployment')
+      expect(mcp.stderr()).not.toMatch(/SECRETKEY|QUERYSECRET/)
+    } finally {
+      proxy.setDown(false)
+      await mcp.close()
+    }
+  })
+
+  it('a deployment that fails verification makes every tool answer with that reason', async () => {
+    const wrong = await writeAddressesFile(devnet, { oracle: devnet.addresses.feeCollector })
+    const mcp = await connectMcp({ BASE_SEPOLIA_RPC_URL: devnet.rpcUrl, VAULT_ADDRESSES: wrong })
+    try {
+      expect((await mcp.client.listTools()).tools).toHaveLength(6)
+      const wallet = devnet.accounts.merchant.address
+      for (const [name, args] of [
+        ['vault_status', {}],
+        ['vault_get_position', { wallet }],
+        ['vault_plan_deposit', { wallet, amountUsdc: '10' }],
+      ] as const) {
+        const text = await callToolError(mcp.client, name, args, 'ADDRESS_MISMATCH')
+        expect(text).toContain('failed verification')
+        expect(text).toContain('router.ORACLE()')
+        expect(text).toContain('VAULT_ADDRESSES')
+      }
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it('stdout carries only JSON-RPC, logs go to stderr, and the server exits when stdin closes', async () => {
+    const requests = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'vault_status' } },
+      {
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'vault_plan_deposit', arguments: { wallet: 'nope', amountUsdc: '1' } },
+      },
+      { jsonrpc: '2.0', id: 5, method: 'no/such/method' },
+    ]
+    const { code, stdout, stderr } = await runBin(
+      [mcpBin],
+      {
+        BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
+        VAULT_ADDRESSES: addressesFile,
+        MCP_LOG_LEVEL: 'debug',
+      },
+      requests.map((request) => JSON.stringify(request)),
+      5,
+    )
+    expect(code).toBe(0)
+    const lines = stdout.split('\n').filter((line) => line !== '')
+    expect(lines).toHaveLength(5)
+    for (const line of lines) {
+      const message = JSON.parse(line) as { jsonrpc?: string; id?: number }
+      expect(message.jsonrpc).toBe('2.0')
+    }
+    expect(lines.map((line) => (JSON.parse(line) as { id: number }).id).sort()).toEqual([
+      1, 2, 3, 4, 5,
+    ])
+    expect(stderr).toMatch(
+      /^\[x402-vault-mcp\] info: Connected to .+; verifying the vault deployment/m,
+    )
+    expect(stderr).toContain('[x402-vault-mcp] debug: vault_status answered')
+  })
+
+  it('`x402-vault mcp` starts the same server', async () => {
+    const mcp = await connectMcp(
+      { BASE_SEPOLIA_RPC_URL: devnet.rpcUrl, VAULT_ADDRESSES: addressesFile },
+      { viaCli: true },
+    )
+    try {
+      expect((await mcp.client.listTools()).tools.map((tool) => tool.name)).toContain(
+        'vault_plan_withdraw',
+      )
+      expect((await callToolOk(mcp.client, 'vault_status')).chain).toBe('base-sepolia')
+    } finally {
+      await mcp.close()
+    }
+    const help = await runBin([cliBin, 'mcp', '--help'], {})
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('VAULT_MCP_MAX_PLAN_USDC')
+  })
+})

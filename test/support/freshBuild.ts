@@ -1,0 +1,39 @@
+/**
+ * Vitest's global set-up: the tests that run the built package (the bins, `dist/index.js`, the README's
+ * snippets) must not pass or fail on a stale build. `npm test` has just built it, so this does
+ * nothing there; `npm run test:unit` after an edit in `src/` builds once here.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+
+const root = join(import.meta.dirname, '../..')
+/** What the build reads besides `src/`. */
+const buildInputs = ['package.json', 'tsup.config.ts', 'tsconfig.json']
+/** One output of each of tsup's two builds, and the types. */
+const buildOutputs = ['dist/index.js', 'dist/index.d.ts', 'dist/cli/index.js', 'dist/mcp/bin.js']
+
+/** The latest modification time of the files under `dir`, in ms. */
+function newestUnder(dir: string): number {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .reduce(
+      (newest, entry) => Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs),
+      0,
+    )
+}
+
+/** Builds `dist/` with tsup when an output is missing or older than a source. */
+export default function setup(): void {
+  const outputs = buildOutputs.map((file) => join(root, file))
+  const oldestOutput = outputs.every(existsSync)
+    ? Math.min(...outputs.map((file) => statSync(file).mtimeMs))
+    : 0
+  const newestInput = Math.max(
+    newestUnder(join(root, 'src')),
+    ...buildInputs.map((file) => statSync(join(root, file)).mtimeMs),
+  )
+  if (oldestOutput >= newestInput) return
+  process.stderr.write('dist/ is missing or older than the sources: building it first\n')
+  execFileSync(join(root, 'node_modules/.bin/tsup'), ['--silent'], { cwd: root, stdio: 'inherit' })
+}

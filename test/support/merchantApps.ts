@@ -1,0 +1,115 @@
+/**
+ * The merchant apps of the seller tests and the bench, Express on a loopback port and Hono through
+ * `app.fetch`, both behind this package's paywall, and a real x402 buyer to pay them.
+ */
+import { createServer as createHttpServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { x402Client } from '@x402/core/client'
+import { decodePaymentResponseHeader } from '@x402/core/http'
+import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { wrapFetchWithPayment } from '@x402/fetch'
+import express from 'express'
+import { Hono } from 'hono'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+import {
+  type CreatePaywallOptions,
+  createPaywall as createExpressPaywall,
+  type Paywall,
+} from '../../src/plugins/express.js'
+import { createPaywall as createHonoPaywall } from '../../src/plugins/hono.js'
+
+/** A fetch that pays 402s as the devnet's buyer: x402's fetch wrapper and the exact EVM client scheme. */
+export function buyerFetch(devnet: Devnet, baseFetch: typeof fetch = fetch) {
+  const client = new x402Client()
+    .register(
+      `eip155:${devnet.chainId}`,
+      new ExactEvmScheme(privateKeyToAccount(devnet.accounts.buyer.privateKey)),
+    )
+    // x402's default spend controls allow only the public default assets; the devnet USDC is ours.
+    .setSpendControls(false)
+  return wrapFetchWithPayment(baseFetch, client)
+}
+
+/** The settlement in a paid response's `PAYMENT-RESPONSE` header. */
+export function paymentResponseOf(response: Response) {
+  const header = response.headers.get('PAYMENT-RESPONSE')
+  if (!header) throw new Error(`no PAYMENT-RESPONSE header (status ${response.status})`)
+  return decodePaymentResponseHeader(header)
+}
+
+/** Route handlers every merchant app serves behind the paywall. */
+export type Handlers = {
+  /** Runs inside the paid handler before it answers, such as the buyer spending its USDC. */
+  beforePaidAnswer?: () => Promise<void>
+}
+
+/** A running merchant app: a fetch that reaches it and a way to stop it. */
+export type MerchantApp = { fetch: typeof fetch; baseUrl: string; stop: () => Promise<void> }
+
+/** How a test builds a merchant app with one framework: paywall, app and fetch. */
+export type Framework = {
+  name: 'express' | 'hono'
+  createPaywall: (options: CreatePaywallOptions) => Promise<Paywall<unknown>>
+  start: (middleware: unknown, handlers?: Handlers) => Promise<MerchantApp>
+}
+
+/**
+ * The paid routes of the test apps: `GET /paid` answers 200 JSON, `GET /broken` answers 500, and
+ * `GET /free` is not behind the paywall.
+ */
+export const paidRoutes = (price: string) => ({
+  'GET /paid': { price, description: 'A paid answer', mimeType: 'application/json' },
+  'GET /broken': { price, description: 'A handler that fails', mimeType: 'application/json' },
+})
+
+export const frameworks: Framework[] = [
+  {
+    name: 'express',
+    createPaywall: createExpressPaywall as Framework['createPaywall'],
+    async start(middleware, handlers = {}) {
+      const app = express()
+      app.use(middleware as express.RequestHandler)
+      app.get('/paid', async (_req, res) => {
+        await handlers.beforePaidAnswer?.()
+        res.json({ paid: true })
+      })
+      app.get('/broken', (_req, res) => {
+        res.status(500).json({ error: 'handler failed' })
+      })
+      app.get('/free', (_req, res) => {
+        res.json({ free: true })
+      })
+      const server: Server = createHttpServer(app)
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      const { port } = server.address() as AddressInfo
+      return {
+        fetch,
+        baseUrl: `http://127.0.0.1:${port}`,
+        stop: () =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections()
+            server.close(() => resolve())
+          }),
+      }
+    },
+  },
+  {
+    name: 'hono',
+    createPaywall: createHonoPaywall as Framework['createPaywall'],
+    async start(middleware, handlers = {}) {
+      const app = new Hono()
+      app.use(middleware as Parameters<typeof app.use>[0])
+      app.get('/paid', async (c) => {
+        await handlers.beforePaidAnswer?.()
+        return c.json({ paid: true })
+      })
+      app.get('/broken', (c) => c.json({ error: 'handler failed' }, 500))
+      app.get('/free', (c) => c.json({ free: true }))
+      // No server: requests go straight to the app.
+      const appFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+        app.fetch(new Request(input, init))) as typeof fetch
+      return { fetch: appFetch, baseUrl: 'http://merchant.test', stop: async () => {} }
+    },
+  },
+]

@@ -1,0 +1,74 @@
+/**
+ * One merchant web process for the "several processes, one key" test: an Express app behind
+ * `createPaywall`, with the sweeper on. Run with `node --import tsx` and this environment:
+ * `RPC_URL`, `FACILITATOR_URL`, `ADDRESSES` (JSON), `MERCHANT_PRIVATE_KEY`, `RESERVE` (base units).
+ *
+ * It writes one JSON line per event on stdout: `ready` (with its port), `deposit`, `problem`,
+ * `swept` (after a `sweep` command: its result, or `failed` with the error code) and `closed`. On stdin it takes `sweep` (a manual sweep) and
+ * `close` (close the paywall and exit).
+ */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createInterface } from 'node:readline'
+import express from 'express'
+import { createPublicClient, createWalletClient, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { createVaultClient, vaultChains, vaultHttp } from '../../src/index.js'
+import { createPaywall } from '../../src/plugins/express.js'
+import { toJsonSafe } from '../../src/sdk/errors/classes.js'
+
+const say = (event: Record<string, unknown>) =>
+  process.stdout.write(`${JSON.stringify(toJsonSafe(event))}\n`)
+
+const env = process.env as Record<string, string>
+const chain = vaultChains['base-sepolia'].viemChain
+const account = privateKeyToAccount(env.MERCHANT_PRIVATE_KEY as Hex)
+const transport = vaultHttp(env.RPC_URL, { retryDelay: 20 })
+const vault = createVaultClient({
+  publicClient: createPublicClient({ chain, transport, pollingInterval: 50 }),
+  walletClient: createWalletClient({ account, chain, transport, pollingInterval: 50 }),
+  chain: 'base-sepolia',
+  addresses: JSON.parse(env.ADDRESSES as string),
+})
+
+const paywall = await createPaywall({
+  vault,
+  payTo: account.address,
+  facilitator: { url: env.FACILITATOR_URL as string },
+  routes: {
+    'GET /paid': { price: '1', description: 'A paid answer', mimeType: 'application/json' },
+  },
+  sweep: {
+    minIdleThreshold: '0',
+    reserve: BigInt(env.RESERVE as string),
+    debounceMs: 0,
+    retry: { initialDelayMs: 50 },
+    onIdleDeposit: (deposit) => say({ type: 'deposit', ...deposit }),
+    onNonFatalError: ({ phase, error, willRetry }) =>
+      say({ type: 'problem', phase, willRetry, code: error.code, message: error.message }),
+  },
+})
+
+const app = express()
+app.use(paywall.middleware)
+app.get('/paid', (_req, res) => {
+  res.json({ paid: true })
+})
+const server = createServer(app)
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+say({ type: 'ready', port: (server.address() as AddressInfo).port })
+
+for await (const line of createInterface({ input: process.stdin })) {
+  if (line === 'sweep') {
+    // A manual sweep rejects on failure (a collision with the other process, say): report it.
+    await paywall.sweeper.depositIdle().then(
+      (result) => say({ type: 'swept', ...result }),
+      (error) => say({ type: 'swept', failed: error.code ?? String(error) }),
+    )
+  }
+  if (line === 'close') break
+}
+await paywall.close()
+server.closeAllConnections()
+server.close()
+say({ type: 'closed' })

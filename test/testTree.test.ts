@@ -1,0 +1,72 @@
+/**
+ * The rules of the test and bench trees: a test that needs no devnet cannot start one, fixtures live
+ * in test/support/, and test/ and bench/ form no cycle (the bench imports only test/support/, which
+ * runs outside vitest; no test imports the bench, the bench smoke test runs it as a process).
+ */
+import { readdirSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { codeTokens, importGraph } from './support/importGraph.js'
+
+const root = join(import.meta.dirname, '..')
+const tsFilesUnder = (dir: string) =>
+  readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(root, dir, file))
+const rel = (file: string) => relative(root, file)
+
+const testTree = tsFilesUnder('test')
+const benchTree = tsFilesUnder('bench')
+const tests = testTree.filter((file) => file.endsWith('.test.ts'))
+/** The tests other than this one, which names the devnet starters without calling them. */
+const otherTests = tests.filter((file) => file !== import.meta.filename)
+const graph = importGraph([...testTree, ...benchTree])
+/** The calls that start a devnet or an anvil in this process. */
+const devnetStarters = ['startDevnet', 'startAnvil']
+
+/**
+ * Whether a test calls a devnet starter, itself or through the test code it reaches (fixtures such as
+ * `useDevnet`). Reaching `src/devnet/` is not enough: a test may list its exports without starting one.
+ */
+function startsDevnet(test: string): boolean {
+  return [...graph.runtimeReach([test]).files]
+    .filter((file) => rel(file).startsWith('test/'))
+    .some((file) => codeTokens(file).some(([token]) => devnetStarters.includes(token)))
+}
+
+describe('the test tree', () => {
+  it('keeps every file that is not a test in test/support/', () => {
+    const strays = testTree.filter(
+      (file) => !file.endsWith('.test.ts') && !rel(file).startsWith('test/support/'),
+    )
+    expect(strays.map(rel)).toEqual([])
+  })
+
+  it('names every test that starts a devnet *.devnet.test.ts', () => {
+    const unnamed = otherTests.filter(
+      (file) => !file.endsWith('.devnet.test.ts') && startsDevnet(file),
+    )
+    expect(unnamed.map(rel)).toEqual([])
+  })
+
+  it('would notice: a test that starts a devnet through a fixture, and one that starts it itself', () => {
+    for (const file of ['test/seller/sweeper.devnet.test.ts', 'test/mcp/tools.devnet.test.ts']) {
+      expect(startsDevnet(join(root, file)), file).toBe(true)
+    }
+  })
+})
+
+describe('test/ and bench/', () => {
+  it('no test imports the bench', () => {
+    const reach = graph.runtimeReach(tests).files
+    expect([...reach].filter((file) => rel(file).startsWith('bench/')).map(rel)).toEqual([])
+  })
+
+  it('the bench imports only test/support/, and nothing of vitest', () => {
+    const reach = graph.runtimeReach(benchTree)
+    const fromTest = [...reach.files].map(rel).filter((file) => file.startsWith('test/'))
+    expect(fromTest.length).toBeGreaterThan(0)
+    expect(fromTest.filter((file) => !file.startsWith('test/support/'))).toEqual([])
+    expect([...reach.packages.keys()].filter((name) => name.startsWith('vitest'))).toEqual([])
+  })
+})
