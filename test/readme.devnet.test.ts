@@ -1,9 +1,10 @@
 /**
- * The README's runnable code blocks (```ts runnable), run as written against a devnet, in order, with
- * the prelude of environment variables the README documents under "Runnable snippets".
+ * The runnable code blocks (```ts runnable) of the README and the guides in docs/, run as written
+ * against a devnet, in order, with the prelude of environment variables that docs/development.md
+ * documents under "Runnable snippets".
  */
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,14 +14,27 @@ import { writeAddressesFile } from './support/addressesFile.js'
 const root = join(import.meta.dirname, '..')
 const tsx = join(root, 'node_modules/.bin/tsx')
 const tsc = join(root, 'node_modules/.bin/tsc')
-const readme = await readFile(join(root, 'README.md'), 'utf8')
-const snippets = [...readme.matchAll(/^```ts runnable\n([\s\S]*?)^```$/gm)].map((match, index) => ({
-  name: `runnable block ${index + 1} (README line ${readme.slice(0, match.index).split('\n').length})`,
-  code: match[1] as string,
-  index,
-}))
+/** The documents in the order a reader meets them: the README, then the guides. */
+const documents = [
+  'README.md',
+  ...(await readdir(join(root, 'docs'))).sort().map((f) => `docs/${f}`),
+]
+const texts = await Promise.all(documents.map((file) => readFile(join(root, file), 'utf8')))
+const readme = texts[0] as string
+const snippets = documents
+  .flatMap((file, at) =>
+    [...(texts[at] as string).matchAll(/^```ts runnable\n([\s\S]*?)^```$/gm)].map((match) => ({
+      where: `${file} line ${(texts[at] as string).slice(0, match.index).split('\n').length}`,
+      code: match[1] as string,
+    })),
+  )
+  .map(({ where, code }, index) => ({
+    name: `runnable block ${index + 1} (${where})`,
+    code,
+    index,
+  }))
 
-describe('the README', () => {
+describe('the README and the guides', () => {
   let devnet: Devnet
   let env: Record<string, string>
   /** Inside the repository, so that `import … from 'x402-vault'` resolves to this package (dist/). */
@@ -47,8 +61,8 @@ describe('the README', () => {
     if (folder) await rm(folder, { recursive: true, force: true })
   })
 
-  it('has runnable blocks, and its status note about empty entry points is gone', () => {
-    expect(snippets.length).toBeGreaterThanOrEqual(2)
+  it('have runnable blocks, and the status note about empty entry points is gone', () => {
+    expect(snippets.length).toBeGreaterThanOrEqual(3)
     expect(readme).not.toMatch(/later release|empty entry point|> Status:/i)
   })
 

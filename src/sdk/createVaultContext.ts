@@ -17,7 +17,7 @@ export type CreateVaultContextParameters = {
   /** Which deployment: `'base'` (8453) or `'base-sepolia'` (84532). */
   chain: VaultChainName
   /**
-   * Overrides the built-in addresses (PROTOCOL.md §1), field by field: a private deployment or the
+   * Overrides the built-in addresses (`vaultChains[chain].addresses`), field by field: a private deployment or the
    * devnet. Each is checked and checksummed.
    */
   addresses?: Partial<VaultAddresses> | undefined

@@ -53,7 +53,7 @@ async function listTools(entry: ServerEntry, addressesFile: string): Promise<str
   }
 }
 
-describe('the MCP client configurations in examples/mcp and the README', () => {
+describe('the MCP client configurations in examples/mcp and the MCP guide', () => {
   it('each starts `npx -y x402-vault@beta mcp` with only the server’s variables, and it lists six tools', async () => {
     // The devnet example's VAULT_ADDRESSES is a placeholder path: a real file stands in for it.
     const addressesFile = join(await mkdtemp(join(tmpdir(), 'x402-vault-examples-')), 'a.json')
@@ -81,8 +81,8 @@ describe('the MCP client configurations in examples/mcp and the README', () => {
     }
   })
 
-  it('the README shows the Claude Code command and every example file', async () => {
-    const readme = await readFile(join(root, 'README.md'), 'utf8')
+  it('the MCP guide shows the Claude Code command and every example file', async () => {
+    const readme = await readFile(join(root, 'docs/mcp.md'), 'utf8')
     expect(readme).toContain(
       'claude mcp add --transport stdio vault --env BASE_SEPOLIA_RPC_URL=https://sepolia.base.org --env MCP_LOG_LEVEL=error -- npx -y x402-vault@beta mcp',
     )

@@ -76,11 +76,13 @@ afterAll(async () => {
 })
 
 describe('npm pack', () => {
-  it('holds only dist (no source maps), README.md, LICENSE and package.json', () => {
+  it('holds only dist (no source maps), the README, the CHANGELOG, the guides, LICENSE and package.json', () => {
     for (const path of packedFiles) {
-      expect(path).toMatch(/^(dist\/.+\.(js|d\.ts)|README\.md|LICENSE|package\.json)$/)
+      expect(path).toMatch(
+        /^(dist\/.+\.(js|d\.ts)|README\.md|CHANGELOG\.md|docs\/[a-z-]+\.md|LICENSE|package\.json)$/,
+      )
     }
-    for (const path of ['dist/cli/index.js', 'dist/mcp/bin.js', 'README.md', 'LICENSE']) {
+    for (const path of ['dist/cli/index.js', 'dist/mcp/bin.js', 'README.md', 'docs/seller.md']) {
       expect(packedFiles).toContain(path)
     }
   })

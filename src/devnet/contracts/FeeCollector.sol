@@ -7,7 +7,7 @@ import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 
 /// @title FeeCollector
 /// @notice Takes the protocol fee (10 % of realised yield, rounded up) for the treasury, as the live fee collector
-///         does (PROTOCOL.md §4.4 step 8, §4.6): on a withdrawal the router approves the fee and calls `collectFee`,
+///         does: on a withdrawal the router approves the fee and calls `collectFee`,
 ///         which pulls it from the router straight to the treasury.
 /// @dev The treasury is rotated by the router (driven by its emergency multisig): a proposal becomes executable
 ///      after 7 days and expires 14 days after that.

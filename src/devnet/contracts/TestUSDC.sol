@@ -10,7 +10,7 @@ import {Nonces} from "@openzeppelin/contracts/utils/Nonces.sol";
 /// @notice Devnet stand-in for Circle's USDC: symbol "USDC", 6 decimals, EIP-712 domain version "2", EIP-2612
 ///         `permit` and EIP-3009 transfer/receive/cancel authorizations. The name is the deployment's: "USD Coin" for
 ///         USDC on Base, "USDC" for Circle's test USDC on Base Sepolia.
-/// @dev Failures revert with reason strings, as both live vault USDCs do (PROTOCOL.md §4.3): a transfer beyond the
+/// @dev Failures revert with reason strings, as both live vault USDCs do: a transfer beyond the
 ///      balance or the allowance gives `ERC20: transfer amount exceeds balance` / `… exceeds allowance` (the
 ///      allowance is checked first, as in Circle's FiatToken), and signature failures give Circle's messages, which
 ///      the x402 facilitator matches (expired, used, invalid signature). Signatures are checked with

@@ -9,7 +9,7 @@ import {IAaveV3Pool} from "./interfaces/IAaveV3Pool.sol";
 import {IVaultOracle} from "./interfaces/IVaultOracle.sol";
 
 /// @title VaultOracle
-/// @notice The devnet's yield oracle, reproducing the live one (PROTOCOL.md §4.5): it measures each venue's rate at
+/// @notice The devnet's yield oracle, reproducing the live one: it measures each venue's rate at
 ///         every observation (Aave's reserve liquidity rate; Morpho's share-price growth over a 365.25-day year),
 ///         keeps cumulative rate sums with a ring of 48 checkpoints, and derives a 4-hour time-weighted rate (TWAR)
 ///         that decides where new deposits go.

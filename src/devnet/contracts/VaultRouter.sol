@@ -16,7 +16,7 @@ import {IVaultOracle} from "./interfaces/IVaultOracle.sol";
 import {ShareToken} from "./ShareToken.sol";
 
 /// @title VaultRouter
-/// @notice The devnet's vault router, reproducing the live contract to the wei (PROTOCOL.md §4): registered wallets
+/// @notice The devnet's vault router, reproducing the live contract to the wei: registered wallets
 ///         deposit USDC into the venue the oracle picks (Aave V3 or a Morpho ERC-4626 vault) for non-transferable
 ///         dvUSDC shares, and redeem shares for USDC taken pro rata from both venues, minus 10 % of the realised
 ///         yield. The router itself holds the aTokens and the Morpho shares.
@@ -280,7 +280,7 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
     }
 
     /// @notice Shares to burn so that `wallet` receives at least `desiredNetUsdc` after the fee, in the live
-    ///         contract's closed form (PROTOCOL.md §4.2). It can quote one share too few at `maxDeliverable`.
+    ///         contract's closed form. It can quote one share too few at `maxDeliverable`.
     function previewWithdrawNet(uint256 desiredNetUsdc, address wallet) external view returns (uint256 shares) {
         if (desiredNetUsdc == 0) revert ZeroAmount();
         uint256 walletShares = DV_USDC.balanceOf(wallet);
@@ -408,7 +408,7 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         emit WalletAuthorised(wallet);
     }
 
-    /// @dev PROTOCOL.md §4.3 steps 2–7, in this order; the modifiers (step 1) have run.
+    /// @dev The live deposit's steps after its modifiers, in this order.
     function _deposit(uint256 amount, address wallet, uint256 minSharesOut) private returns (uint256 shares) {
         if (amount < MIN_DEPOSIT) revert InvalidAmount();
         uint256 assetsBefore = totalVaultAssets();
@@ -468,7 +468,7 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         }
     }
 
-    /// @dev PROTOCOL.md §4.4 steps 1–6: takes the gross value of `shares` (already burnt) from the venues, pro rata
+    /// @dev The live withdrawal's venue steps: takes the gross value of `shares` (already burnt) from the venues, pro rata
     ///      to holdings, redirecting a leg its venue cannot pay, and returns the USDC actually received.
     function _exitVenues(address wallet, uint256 shares) private returns (uint256 received) {
         VaultCapacity memory capacity = _capacity();
@@ -506,7 +506,7 @@ contract VaultRouter is EIP712, Nonces, ReentrancyGuard {
         if (received == 0) revert InsufficientVaultLiquidity(gross, 0);
     }
 
-    /// @dev PROTOCOL.md §4.4 capacity plan. Never reverts: the Morpho view runs under `morphoViewGas`, and only
+    /// @dev The live capacity plan. Never reverts: the Morpho view runs under `morphoViewGas`, and only
     ///      when the router holds Morpho shares.
     function _capacity() private view returns (VaultCapacity memory capacity) {
         try A_TOKEN.balanceOf(address(this)) returns (uint256 held) {

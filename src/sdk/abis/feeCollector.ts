@@ -2,7 +2,7 @@ import { parseAbi } from 'viem'
 
 /**
  * The fee collector (`DivigentFeeCollector`): the treasury and its timelocked rotation, the fee on
- * realised yield (`FEE_BPS` = 1000, 10 %), its back-pointers and errors (PROTOCOL.md §2).
+ * realised yield (`FEE_BPS` = 1000, 10 %), its back-pointers and errors.
  */
 export const feeCollectorAbi = parseAbi([
   'function treasury() view returns (address)',

@@ -2,7 +2,7 @@ import { parseAbi } from 'viem'
 
 /**
  * The yield oracle (`DivigentYieldOracle`): venue rates in ray (1e27 = 100 %, annualised), safety,
- * freshness, the selected venue, and its errors (PROTOCOL.md §2).
+ * freshness, the selected venue, and its errors.
  *
  * `getAllRates()` returns index 0 = Aave, 1 = Morpho. The Base Sepolia oracle is an older revision
  * without `owner()`/`minDifferentialRay()`: the SDK only reads what both revisions have; the optional

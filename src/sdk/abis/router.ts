@@ -2,7 +2,7 @@ import { parseAbi } from 'viem'
 
 /**
  * The vault router (`DivigentVaultRouter`): registration, deposits, withdrawals, previews, wiring
- * getters, events and every custom error it can revert with (PROTOCOL.md §2).
+ * getters, events and every custom error it can revert with.
  *
  * Amounts are USDC base units (6 decimals); `pricePerShare` is 1e18-scaled; `VaultType` is a `uint8`
  * (0 = Aave, 1 = Morpho). `withdrawCapacity()` returns one static struct, whose ABI encoding is the same

@@ -2,7 +2,7 @@ import { parseAbi } from 'viem'
 
 /**
  * The share token (dvUSDC): a 6-decimal ERC-20 that cannot move between two non-zero addresses,
- * minted and burned by the router only (PROTOCOL.md §2). Its symbol is read from the chain.
+ * minted and burned by the router only. Its symbol is read from the chain.
  */
 export const shareTokenAbi = parseAbi([
   'function name() view returns (string)',

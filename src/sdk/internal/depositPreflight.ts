@@ -96,7 +96,7 @@ export async function readSweepChecks(
 
 /**
  * The deposit checks of a sweep for the amount it decided on. The router's `previewDeposit` is
- * `assetsToShares` over the same block's totals (PROTOCOL.md §4.1), so no second read is needed.
+ * `assetsToShares` over the same block's totals (the router's rule), so no second read is needed.
  */
 export function depositChecksFor(checks: SweepChecks, amount: bigint): DepositChecks {
   const { totalShares, ...rest } = checks

@@ -1,5 +1,5 @@
 /**
- * The vault router's share math (PROTOCOL.md §4.1–§4.2), as pure bigint functions.
+ * The vault router's share math, as pure bigint functions.
  *
  * The SDK uses it to check a `previewWithdrawNet` quote against `previewRedeem` without another round
  * trip, and the devnet tests check the contracts against it to the base unit. Notation follows the
@@ -83,7 +83,7 @@ export function previewRedeem(
 }
 
 /**
- * The router's `previewWithdrawNet(d, wallet)`: the closed form of PROTOCOL.md §4.2, including its `+1`
+ * The router's `previewWithdrawNet(d, wallet)`: the live contract's closed form, including its `+1`
  * target and its quirk at `d = maxDeliverable` (it can quote `W − 1` shares, 1 base unit short).
  *
  * @returns `{ shares }`, or the revert the router gives.
@@ -119,7 +119,7 @@ export function previewWithdrawNet(
 /**
  * The fewest shares at or above a `previewWithdrawNet` quote that really pay `desired` net: the quote
  * itself when it does, else the next share up, else every share. The live formula can quote `W − 1`
- * shares at `d = maxDeliverable`, which nets 1 base unit short (PROTOCOL.md §4.2).
+ * shares at `d = maxDeliverable`, which nets 1 base unit short.
  *
  * @returns The shares to burn; `undefined` when even every share pays less than `desired`.
  */

@@ -65,8 +65,8 @@ export type WithdrawQuote = {
 
 /**
  * Reads the wallet's registration, shares and the preview in one round trip and derives the
- * withdrawal: by amount, `previewWithdrawNet(amount)` shares, checked against the share math of
- * PROTOCOL.md §4.1 (see {@link sharesForAmount}), and `minUsdcOut = amount`; by shares,
+ * withdrawal: by amount, `previewWithdrawNet(amount)` shares, checked against the router's share
+ * math (see {@link sharesForAmount}), and `minUsdcOut = amount`; by shares,
  * `previewRedeem(shares)` minus slippage. Blockers throw `VaultPreconditionError`s.
  */
 export async function quoteWithdraw(
@@ -169,7 +169,7 @@ export async function quoteWithdraw(
 /**
  * The shares to burn so the wallet receives at least `amount`: the router's `previewWithdrawNet` quote,
  * or more when the quote falls short. The live formula can quote `W − 1` shares for the whole position,
- * which nets 1 base unit less than asked (PROTOCOL.md §4.2); then the next share up, or every share.
+ * which nets 1 base unit less than asked; then the next share up, or every share.
  *
  * @param quoted - `previewWithdrawNet(amount, wallet)`.
  * @param amount - The USDC the wallet must receive, net of the fee.

@@ -44,7 +44,7 @@ const transactionHashPattern = /^0x[0-9a-fA-F]{64}$/
 const addressPattern = /^0x[0-9a-fA-F]{40}$/
 
 /**
- * Decides whether an x402 settlement paid `wallet` in the vault's USDC (PRODUCT.md §5.2): a success with a
+ * Decides whether an x402 settlement paid `wallet` in the vault's USDC: a success with a
  * well-formed transaction hash, scheme `exact` or `upto`, and `payTo`, network and asset matching the client
  * (addresses compared case-insensitively). x402's `batch-settlement` reports success with an empty hash and
  * pays an escrow, so it is not income.

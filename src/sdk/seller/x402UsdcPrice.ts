@@ -40,7 +40,7 @@ export type X402UsdcPriceParameters = {
 }
 
 /**
- * The public deployments' USDC as x402 assets (PRODUCT.md §5.1): Circle's USDC on Base has EIP-3009; the
+ * The public deployments' USDC as x402 assets: Circle's USDC on Base has EIP-3009; the
  * vault's USDC on Base Sepolia (Aave's test token) has none, so buyers pay it through Permit2.
  */
 export const x402UsdcAssets: Readonly<Record<VaultChainName, X402UsdcAsset>> = {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-/// @notice The vault oracle's interface (PROTOCOL.md §2). Rates are annualised, in ray (1e27 = 100 %).
+/// @notice The vault oracle's interface. Rates are annualised, in ray (1e27 = 100 %).
 interface IVaultOracle {
     /// @dev One venue's rates; `getAllRates` returns Aave at index 0 and Morpho at index 1.
     struct VaultRate {
