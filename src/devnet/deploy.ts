@@ -63,7 +63,7 @@ export const oracleSeedDelaySeconds = 300
 /** Gas limit for each deployment: given explicitly so a batch needs no estimate against contracts not yet mined. */
 const deployGasLimit = 8_000_000n
 /** anvil mines on arrival, so receipts are polled often rather than at the chain's block time. */
-const receiptPollingInterval = 50
+export const receiptPollingInterval = 50
 
 export type DeployVaultStackArgs<chain extends Chain | undefined, account extends Account> = {
   /** The deployer: it owns every devnet knob. */

@@ -9,6 +9,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import { type Account, type Chain, createWalletClient, http, publicActions } from 'viem'
 import { z } from 'zod'
 import { redactSecrets } from '../sdk/shared.js'
+import { receiptPollingInterval } from './deploy.js'
 import { DevnetError } from './errors.js'
 
 export type FacilitatorServerOptions = {
@@ -56,6 +57,9 @@ export function createDevnetFacilitator(
     account: options.account,
     chain: options.chain,
     transport: http(options.rpcUrl),
+    // viem's default for Base (a poll and a block-number cache of 1 s) would add a second to every
+    // settlement on a chain that mines each transaction as it arrives.
+    pollingInterval: receiptPollingInterval,
   }).extend(publicActions)
   // One account submits concurrent settlements, and each send takes the account's pending nonce: two
   // at once would take the same one, and all but one would be refused ("nonce too low"). So sends go
