@@ -31,6 +31,14 @@ useMerchantDevnet(
   (m) => ({ devnet, t, proxy, rpc } = m),
 )
 
+/**
+ * The load test makes 80 x402 payments, each settled on chain, through two child processes that start
+ * by compiling their TypeScript. About 10 s on a quiet 2-core machine; when `npm test` runs another
+ * devnet file beside it, it has taken four times that. It waits on events, not on time: this bound
+ * only decides when a stuck run is reported.
+ */
+const loadTestTimeoutMs = 120_000
+
 /** A merchant process with the merchant key, its RPC through the proxy. */
 const startMerchant = (reserve: bigint) => spawnMerchant(devnet, proxy.url, reserve)
 
@@ -110,67 +118,71 @@ describe('two merchant shops with one key', () => {
     }
   })
 
-  it('under load: rounds of concurrent sales split over both, every deposit once, nothing lost, nothing mined reverted', async () => {
-    const merchant = devnet.accounts.merchant.address
-    const start = await usdcBalance(devnet, merchant)
-    const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
-    // Only the revenue is idle; every sale starts a sweep in the process that made it.
-    const shops = [startMerchant(start), startMerchant(start)]
-    const rounds = 4
-    const salesPerShop = 10
-    try {
-      const urls = await Promise.all(
-        shops.map(async (shop) => `http://127.0.0.1:${(await shop.next('ready')).port}/paid`),
-      )
-      const pay = buyerFetch(devnet)
-      for (let round = 0; round < rounds; round++) {
-        const responses = await Promise.all(
-          urls.flatMap((url) => Array.from({ length: salesPerShop }, () => pay(url))),
+  it(
+    'under load: rounds of concurrent sales split over both, every deposit once, nothing lost, nothing mined reverted',
+    async () => {
+      const merchant = devnet.accounts.merchant.address
+      const start = await usdcBalance(devnet, merchant)
+      const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+      // Only the revenue is idle; every sale starts a sweep in the process that made it.
+      const shops = [startMerchant(start), startMerchant(start)]
+      const rounds = 4
+      const salesPerShop = 10
+      try {
+        const urls = await Promise.all(
+          shops.map(async (shop) => `http://127.0.0.1:${(await shop.next('ready')).port}/paid`),
         )
-        expect(responses.map((response) => response.status)).toEqual(
-          Array(2 * salesPerShop).fill(200),
-        )
-      }
-      const received = parseUsdc(String(rounds * 2 * salesPerShop))
-
-      // Manual sweeps, one process at a time, until neither finds anything to deposit: each queues
-      // behind its own process's sweep in flight, so the last ones see the settled wallet.
-      for (let pass = 0; pass < 5; pass++) {
-        const results = []
-        for (const shop of shops) {
-          const before = shop.events.length
-          shop.send('sweep')
-          results.push(await shop.next('swept', before))
+        const pay = buyerFetch(devnet)
+        for (let round = 0; round < rounds; round++) {
+          const responses = await Promise.all(
+            urls.flatMap((url) => Array.from({ length: salesPerShop }, () => pay(url))),
+          )
+          expect(responses.map((response) => response.status)).toEqual(
+            Array(2 * salesPerShop).fill(200),
+          )
         }
-        if (results.every((result) => result.deposited === false)) break
-      }
+        const received = parseUsdc(String(rounds * 2 * salesPerShop))
 
-      expect(await Promise.all(shops.map((shop) => shop.close()))).toEqual([0, 0])
-      const receipts = await receiptsFrom(devnet, merchant, firstBlock)
-      expect(receipts.filter((receipt) => receipt.status !== 'success')).toEqual([])
-      const deposited = depositedIn(devnet, receipts, merchant)
-      // Every deposit mined is reported by exactly one process: none lost, none counted twice.
-      const reported = shops.flatMap((shop) => shop.events.filter((e) => e.type === 'deposit'))
-      expect(reported.map((deposit) => deposit.txHash).sort()).toEqual(
-        receipts
-          .filter((receipt) => depositedIn(devnet, [receipt], merchant).length > 0)
-          .map((receipt) => receipt.transactionHash)
-          .sort(),
-      )
-      const end = await usdcBalance(devnet, merchant)
-      expect(start + received).toBe(end + deposited.reduce((sum, amount) => sum + amount, 0n))
-      // What stays in the wallet is below the protocol's minimum deposit.
-      expect(end - start).toBeLessThan(parseUsdc('10'))
-      const problems = shops.flatMap((shop) => shop.events.filter((e) => e.type === 'problem'))
-      // The processes race: each problem is a collision with the other, to read again from the start.
-      for (const problem of problems) {
-        expect(['deposit', 'receipt']).toContain(problem.phase)
-        expect(['TRANSACTION_ALREADY_KNOWN', 'NONCE_CONFLICT', 'INSUFFICIENT_USDC']).toContain(
-          problem.code,
+        // Manual sweeps, one process at a time, until neither finds anything to deposit: each queues
+        // behind its own process's sweep in flight, so the last ones see the settled wallet.
+        for (let pass = 0; pass < 5; pass++) {
+          const results = []
+          for (const shop of shops) {
+            const before = shop.events.length
+            shop.send('sweep')
+            results.push(await shop.next('swept', before))
+          }
+          if (results.every((result) => result.deposited === false)) break
+        }
+
+        expect(await Promise.all(shops.map((shop) => shop.close()))).toEqual([0, 0])
+        const receipts = await receiptsFrom(devnet, merchant, firstBlock)
+        expect(receipts.filter((receipt) => receipt.status !== 'success')).toEqual([])
+        const deposited = depositedIn(devnet, receipts, merchant)
+        // Every deposit mined is reported by exactly one process: none lost, none counted twice.
+        const reported = shops.flatMap((shop) => shop.events.filter((e) => e.type === 'deposit'))
+        expect(reported.map((deposit) => deposit.txHash).sort()).toEqual(
+          receipts
+            .filter((receipt) => depositedIn(devnet, [receipt], merchant).length > 0)
+            .map((receipt) => receipt.transactionHash)
+            .sort(),
         )
+        const end = await usdcBalance(devnet, merchant)
+        expect(start + received).toBe(end + deposited.reduce((sum, amount) => sum + amount, 0n))
+        // What stays in the wallet is below the protocol's minimum deposit.
+        expect(end - start).toBeLessThan(parseUsdc('10'))
+        const problems = shops.flatMap((shop) => shop.events.filter((e) => e.type === 'problem'))
+        // The processes race: each problem is a collision with the other, to read again from the start.
+        for (const problem of problems) {
+          expect(['deposit', 'receipt']).toContain(problem.phase)
+          expect(['TRANSACTION_ALREADY_KNOWN', 'NONCE_CONFLICT', 'INSUFFICIENT_USDC']).toContain(
+            problem.code,
+          )
+        }
+      } finally {
+        for (const shop of shops) shop.kill()
       }
-    } finally {
-      for (const shop of shops) shop.kill()
-    }
-  })
+    },
+    loadTestTimeoutMs,
+  )
 })
