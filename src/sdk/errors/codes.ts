@@ -85,6 +85,7 @@ export const vaultErrorCodes = [
   'FACILITATOR_UNSUPPORTED',
   // the watch sweeper (x402-vault sweep --watch --lock)
   'SWEEP_LOCK_LOST',
+  'SWEEP_LOCK_UNAVAILABLE',
   // rpc
   'RPC_RATE_LIMITED',
   'RPC_TIMEOUT',
