@@ -5,8 +5,6 @@
  * /metrics, and exits 0 on SIGTERM. A leaked operator key moves the wallet's money only between the
  * wallet and the vault.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import {
   type Address,
   createPublicClient,
@@ -22,7 +20,8 @@ import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi } from '../../src/index.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { transferToMerchant, usdcBalance } from '../support/merchant.js'
-import { cliBin, runCli } from '../support/runCli.js'
+import { runCli } from '../support/runCli.js'
+import { startWatcher } from '../support/watcher.js'
 
 let devnet: Devnet
 let addressesPath: string
@@ -58,64 +57,6 @@ const walletOf = (key: Hex) =>
     transport: http(devnet.rpcUrl),
   })
 
-type Event = Record<string, unknown> & { event: string }
-
-/** The watcher's process, its events as they come, and a wait for the next one that matches. */
-function startWatcher(args: string[]) {
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    [cliBin, 'sweep', '--watch', ...args],
-    {
-      env: {
-        PATH: process.env.PATH,
-        SWEEPER_PRIVATE_KEY: operatorKey,
-        BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
-      },
-    },
-  )
-  const events: Event[] = []
-  let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString()
-  })
-  const waiters: { match: (event: Event) => boolean; resolve: (event: Event) => void }[] = []
-  let seen = 0
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const event = JSON.parse(line) as Event
-    events.push(event)
-    for (const waiter of [...waiters]) {
-      if (waiter.match(event)) {
-        waiters.splice(waiters.indexOf(waiter), 1)
-        waiter.resolve(event)
-      }
-    }
-  })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return {
-    child,
-    events,
-    stderr: () => stderr,
-    exited,
-    /** The next event (after those already waited for) that matches. */
-    next(match: (event: Event) => boolean): Promise<Event> {
-      const earlier = events.slice(seen).find(match)
-      if (earlier) {
-        seen = events.indexOf(earlier) + 1
-        return Promise.resolve(earlier)
-      }
-      return new Promise((resolve) => {
-        waiters.push({
-          match,
-          resolve: (event) => {
-            seen = events.indexOf(event) + 1
-            resolve(event)
-          },
-        })
-      })
-    },
-  }
-}
-
 describe('x402-vault sweep --watch with an operator key', () => {
   it('sets up the operator, sweeps at start and after an inflow, reports health, stops on SIGTERM', async () => {
     // --setup: three unsigned steps; the wallet sends them itself.
@@ -144,7 +85,7 @@ describe('x402-vault sweep --watch with an operator key', () => {
     expect(again.stdout).toContain('Every step is done')
 
     const start = await usdcBalance(devnet, merchant())
-    const watcher = startWatcher([
+    const watcher = startWatcher(env, [
       '--wallet',
       merchant(),
       '--addresses',
