@@ -9,10 +9,19 @@ import { builtinModules } from 'node:module'
 import { join } from 'node:path'
 import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
-import { createPublicClient, http, isAddressEqual, parseEventLogs } from 'viem'
+import {
+  createPublicClient,
+  http,
+  isAddressEqual,
+  maxUint256,
+  parseEther,
+  parseEventLogs,
+} from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi } from '../../src/index.js'
+import { devnetClients } from '../support/devnet.js'
 import { transferToMerchant, usdcBalance } from '../support/merchant.js'
 import { buyerFetch } from '../support/merchantApps.js'
 
@@ -20,6 +29,8 @@ let devnet: Devnet
 let mf: Miniflare
 let workerUrl: URL
 
+const operatorKey = generatePrivateKey()
+const operator = privateKeyToAccount(operatorKey).address
 const reserve = parseUsdc('10')
 const price = parseUsdc('0.01')
 
@@ -39,6 +50,19 @@ beforeAll(async () => {
     }),
   ])
   devnet = started
+  // The wallet's one-time steps, signed by the wallet: register, approve the router, set the operator.
+  const t = devnetClients(devnet)
+  const wallet = devnet.accounts.merchant.address
+  for (const plan of [
+    await t.readOnly.planInitialize({ wallet }),
+    await t.readOnly.planApproveUsdc({ wallet, amount: maxUint256 }),
+    await t.readOnly.planSetOperator({ wallet, operator }),
+  ]) {
+    const { to, data } = plan.transaction
+    const hash = await t.walletFor(t.merchant).sendTransaction({ to, data })
+    await t.publicClient.waitForTransactionReceipt({ hash })
+  }
+  await t.testClient.setBalance({ address: operator, value: parseEther('1') })
   mf = new Miniflare({
     modules: true,
     script: bundle.outputFiles[0]?.text ?? '',
@@ -48,7 +72,7 @@ beforeAll(async () => {
       VAULT_CHAIN: 'base-sepolia',
       RPC_URL: devnet.rpcUrl,
       MERCHANT_ADDRESS: devnet.accounts.merchant.address,
-      MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
+      SWEEPER_PRIVATE_KEY: operatorKey,
       X402_FACILITATOR_URL: devnet.facilitatorUrl ?? '',
       VAULT_ADDRESSES_JSON: JSON.stringify(devnet.addresses),
       SWEEP_MIN_IDLE_USDC: '0',
@@ -64,7 +88,7 @@ afterAll(async () => {
 })
 
 /** The merchant's next `Deposited` log on the router: its USDC amount and block. */
-function nextDeposit(): Promise<{ amount: bigint; block: bigint }> {
+function nextDeposit(): Promise<{ amount: bigint; sender: string }> {
   const client = createPublicClient({ transport: http(devnet.rpcUrl), pollingInterval: 50 })
   return new Promise((resolve, reject) => {
     const unwatch = client.watchContractEvent({
@@ -77,7 +101,9 @@ function nextDeposit(): Promise<{ amount: bigint; block: bigint }> {
         )
         if (!mine) return
         unwatch()
-        resolve({ amount: mine.args.usdcAmount, block: mine.blockNumber })
+        client
+          .getTransaction({ hash: mine.transactionHash })
+          .then((tx) => resolve({ amount: mine.args.usdcAmount, sender: tx.from }), reject)
       },
       onError: (error) => {
         unwatch()
@@ -96,7 +122,8 @@ describe('examples/cloudflare-worker in workerd', () => {
     expect(await response.json()).toEqual({ sky: 'clear', celsius: 21 })
     // The response is out: the sale is paid and the sweep it started has not deposited yet.
     expect(await usdcBalance(devnet, devnet.accounts.merchant.address)).toBe(before + price)
-    const { amount } = await deposit
+    const { amount, sender } = await deposit
+    expect(sender.toLowerCase()).toBe(operator.toLowerCase())
     const after = await usdcBalance(devnet, devnet.accounts.merchant.address)
     // Exact accounting: start + received = end + deposited.
     expect(before + price).toBe(after + amount)
@@ -112,7 +139,9 @@ describe('examples/cloudflare-worker in workerd', () => {
     }
     const result = await worker.scheduled({ cron: '*/10 * * * *' })
     expect(result.outcome).toBe('ok')
-    expect((await deposit).amount).toBe(parseUsdc('30'))
+    const { amount, sender } = await deposit
+    expect(amount).toBe(parseUsdc('30'))
+    expect(sender.toLowerCase()).toBe(operator.toLowerCase())
     expect(await usdcBalance(devnet, devnet.accounts.merchant.address)).toBe(reserve)
   }, 60_000)
 })
