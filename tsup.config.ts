@@ -38,7 +38,9 @@ export default defineConfig([
     ...shared,
     name: 'bins',
     entry: { 'cli/index': 'src/cli/index.ts', 'mcp/bin': 'src/mcp/bin.ts' },
-    noExternal: [/.*/],
+    // Except `pg`, an optional peer that only `sweep --lock` loads, from the seller's own install.
+    noExternal: [/^(?!pg(\/|$))/],
+    external: ['pg'],
     splitting: false,
     clean: false,
   },

@@ -4,9 +4,9 @@
  * `process.env` in Node), then kept for the life of the isolate: building it per request would ask
  * the facilitator for `/supported` every time.
  *
- * On Cloudflare Workers x402 needs `nodejs_compat` (it uses `Buffer`). The sweeper deposits in the
- * background after the response; an isolate may be stopped before that, so on an edge runtime also run
- * `x402-vault sweep` (or examples/sweep.ts) on a schedule. Node entry: examples/hono-node.ts.
+ * On Cloudflare Workers x402 needs `nodejs_compat` (it uses `Buffer`), and the paywall hands the sweep
+ * to the request's `waitUntil`: see examples/cloudflare-worker/ for a whole Worker with a Cron Trigger
+ * sweep. Node entry: examples/hono-node.ts.
  * Environment: as examples/merchantVault.ts, plus SWEEP_MIN_IDLE_USDC and SWEEP_RESERVE_USDC.
  */
 import { Hono } from 'hono'

@@ -62,6 +62,11 @@ export {
   planInitialize,
 } from './sdk/actions/planInitialize.js'
 export {
+  type PlanSetOperatorParameters,
+  planSetOperator,
+  type SetOperatorPlan,
+} from './sdk/actions/planSetOperator.js'
+export {
   type PlanWithdrawParameters,
   planWithdraw,
   type WithdrawPlan,
@@ -159,6 +164,7 @@ export type {
   ApproveTransaction,
   DepositTransaction,
   InitializeTransaction,
+  SetOperatorTransaction,
   VaultTransaction,
   WaitOptions,
   WithdrawTransaction,

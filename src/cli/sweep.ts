@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util'
-import type { Account, Hash } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import type { Address, Hash } from 'viem'
 import {
   depositIdle,
   ensureInitializedAndWait,
@@ -13,31 +12,69 @@ import {
   type VaultContext,
   verifyAddresses,
 } from '../index.js'
-import { chainOption, connectionOptions, connectSigning, rpcUrlOption } from './connect.js'
+import {
+  chainOption,
+  connectionOptions,
+  connectReadOnly,
+  connectSigning,
+  rpcUrlOption,
+} from './connect.js'
+import { operatorSetupJson, operatorSetupText, readOperatorSetup } from './operatorSetup.js'
+import { type SweepKey, sweepKeyOf, walletOption } from './sweepKey.js'
 import { UsageError } from './usageError.js'
 
 export const sweepUsage = `Usage: x402-vault sweep [options]
+       x402-vault sweep --watch [options]
+       x402-vault sweep --setup --wallet <address> [--operator <address>]
 
-Sweeps the merchant wallet now: deposits its idle USDC into the vault. The rule: idle = balance -
+Sweeps the merchant wallet: deposits its idle USDC into the vault. The rule: idle = balance -
 reserve, and all of it is deposited when idle >= max(--min-idle, the vault's minimum deposit).
-Registers the wallet with the vault first if it is not yet.
+With the merchant's key it registers the wallet with the vault first if it is not yet.
+
+--watch keeps running: it watches the wallet's USDC inflows on chain, sweeps after them and on a
+timer, prints one JSON line per event (readable lines on a terminal), and on SIGTERM finishes the
+sweep in flight and exits 0. For sellers with many web instances (createPaywall with sweep: false)
+or a web app in another language.
+
+--setup prints the one-time steps the wallet signs itself (register, approve the router, make the
+operator its operator) as unsigned transactions, so that an operator key that holds no money can
+sweep it (SWEEPER_PRIVATE_KEY).
 
 Environment:
   MERCHANT_PRIVATE_KEY    the merchant wallet's private key (0x + 64 hex digits); never printed
+  SWEEPER_PRIVATE_KEY     or an operator key of the wallet (with --wallet): it only pays gas
   BASE_SEPOLIA_RPC_URL    the RPC URL for --chain base-sepolia (unless --rpc is given)
   BASE_MAINNET_RPC_URL    the RPC URL for --chain base (unless --rpc is given)
+  PGPASSWORD              the Postgres password for --lock, if the URL has none
 
 Options:
   --chain <base-sepolia|base>   the vault's chain (default base-sepolia)
   --rpc <url>                   RPC URL (default: BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL)
   --min-idle <usdc>             deposit only once this much is idle (default 0: the vault's minimum)
   --reserve <usdc>              USDC to keep in the wallet (default 0)
+  --wallet <address>            the wallet to sweep (needed with SWEEPER_PRIVATE_KEY and --setup)
   --addresses <path>            the vault's addresses file (a devnet or a private deployment)
   --dry-run                     say what a sweep would do, and send nothing
-  --json                        print the result as JSON
+  --json                        print JSON (with --watch: JSON lines on a terminal too)
   -h, --help                    show this help
 
-Exit codes: 0 swept (or nothing to sweep), 1 the sweep failed, 2 bad options or environment.`
+With --watch:
+  --interval <seconds>          also sweep on a timer (default 60)
+  --poll <seconds>              how often to look for new blocks (default 2)
+  --debounce <ms>               inflows this close together become one sweep (default 1000)
+  --log-range <blocks>          the largest eth_getLogs range (default 2000; halved when refused)
+  --health-port <port>          serve GET /healthz and GET /metrics (Prometheus) on this port
+  --health-host <host>          the health server's address (default 127.0.0.1)
+  --lock <postgres-url>         sweep only while holding a Postgres advisory lock for this chain and
+                                wallet: run two sweepers for availability, one sends (needs pg)
+  --max-idle-wait <seconds>     warn when idle USDC has waited longer than this (default 3600)
+
+With --setup:
+  --operator <address>          the operator (default: the address of SWEEPER_PRIVATE_KEY)
+  --allowance <usdc|unlimited>  the router allowance to ask for (default unlimited)
+
+Exit codes: 0 swept (or nothing to sweep, or stopped by SIGTERM), 1 the sweep failed or the wallet
+is not set up for the operator key, 2 bad options or environment.`
 
 /** What the summary reports: the sweep's amounts (base units), what it did and why. */
 type SweepReport = SweepAmounts & {
@@ -54,10 +91,11 @@ type SweepReport = SweepAmounts & {
 }
 
 /**
- * Runs `x402-vault sweep`: one sweep of the merchant wallet by the rule, with a short summary.
+ * Runs `x402-vault sweep`: one sweep of the merchant wallet by the rule, with a short summary; with
+ * `--watch`, the long-running sweeper; with `--setup`, the operator key's one-time steps.
  *
  * @param argv - The arguments after `sweep`.
- * @param env - Where `MERCHANT_PRIVATE_KEY` and the RPC URL come from.
+ * @param env - Where the keys and the RPC URL come from.
  * @returns The exit code.
  */
 export async function runSweepCommand(
@@ -70,8 +108,21 @@ export async function runSweepCommand(
       ...connectionOptions,
       'min-idle': { type: 'string', default: '0' },
       reserve: { type: 'string', default: '0' },
+      wallet: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      watch: { type: 'boolean', default: false },
+      interval: { type: 'string', default: '60' },
+      poll: { type: 'string', default: '2' },
+      debounce: { type: 'string', default: '1000' },
+      'log-range': { type: 'string', default: '2000' },
+      'health-port': { type: 'string' },
+      'health-host': { type: 'string', default: '127.0.0.1' },
+      lock: { type: 'string' },
+      'max-idle-wait': { type: 'string', default: '3600' },
+      setup: { type: 'boolean', default: false },
+      operator: { type: 'string' },
+      allowance: { type: 'string', default: 'unlimited' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -81,13 +132,22 @@ export async function runSweepCommand(
     return 0
   }
   const chain = chainOption(values.chain)
+  if (values.setup) return runSetup(chain, values, env)
+  if (values.watch && values['dry-run']) {
+    throw new UsageError('--watch and --dry-run do not go together.')
+  }
   const minIdleThreshold = usdcFlag(values['min-idle'], '--min-idle')
   const reserve = usdcFlag(values.reserve, '--reserve')
-  const account = merchantAccount(env.MERCHANT_PRIVATE_KEY)
+  const key = sweepKeyOf(env, values.wallet)
   const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: false })
-  const vault = await connectSigning(chain, rpcUrl, values.addresses, account)
+  const vault = await connectSigning(chain, rpcUrl, values.addresses, key.account)
   await verifyAddresses(vault)
-  const options = { minIdleThreshold, reserve }
+  if (key.kind === 'operator' && !values['dry-run']) await assertOperatorReady(vault, key)
+  const options = { wallet: key.wallet, minIdleThreshold, reserve }
+  if (values.watch) {
+    const { runWatchCommand } = await import('./watch/watchCommand.js')
+    return runWatchCommand(vault, key, options, values)
+  }
   const report = values['dry-run']
     ? await previewSweep(vault, options)
     : await sweep(vault, options)
@@ -95,10 +155,66 @@ export async function runSweepCommand(
   return 0
 }
 
-async function previewSweep(
-  vault: VaultContext,
-  options: { minIdleThreshold: bigint; reserve: bigint },
-): Promise<SweepReport> {
+/** `--setup`: the operator's one-time steps, read from the chain, as unsigned transactions. */
+async function runSetup(
+  chain: VaultChainName,
+  values: {
+    rpc?: string | undefined
+    addresses?: string | undefined
+    wallet?: string | undefined
+    operator?: string | undefined
+    allowance: string
+    json: boolean
+  },
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  if (values.wallet === undefined) {
+    throw new UsageError('--setup needs the merchant wallet: --wallet <address>.')
+  }
+  const wallet = walletOption(values.wallet)
+  const operator =
+    values.operator !== undefined
+      ? walletOption(values.operator, '--operator')
+      : env.SWEEPER_PRIVATE_KEY
+        ? sweepKeyOf(env, wallet).account.address
+        : undefined
+  if (operator === undefined) {
+    throw new UsageError(
+      '--setup needs the operator: --operator <address>, or SWEEPER_PRIVATE_KEY.',
+    )
+  }
+  if (operator === wallet) throw new UsageError('--operator must be another account than --wallet.')
+  const allowance =
+    values.allowance === 'unlimited' ? 'unlimited' : usdcFlag(values.allowance, '--allowance')
+  const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: true })
+  const vault = await connectReadOnly(chain, rpcUrl, values.addresses)
+  const setup = await readOperatorSetup(vault, wallet, operator, allowance)
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(operatorSetupJson(setup), null, 2)}\n`
+      : operatorSetupText(setup),
+  )
+  return 0
+}
+
+/** An operator key sweeps only once the wallet has done its part; else say what is missing. */
+async function assertOperatorReady(vault: VaultContext, key: SweepKey): Promise<void> {
+  const setup = await readOperatorSetup(vault, key.wallet, key.account.address, 'unlimited')
+  const missing = setup.steps.filter((step) => !step.done && step.action !== 'approve')
+  if (missing.length === 0) return
+  throw new Error(
+    `The wallet ${key.wallet} has not made ${key.account.address} its operator yet (missing: ${missing
+      .map((step) => step.action)
+      .join(
+        ', ',
+      )}). Print the unsigned transactions it must send with: x402-vault sweep --setup --wallet ${key.wallet} --operator ${key.account.address}`,
+  )
+}
+
+/** The sweep's options: the wallet and the rule's amounts. */
+type SweepFlags = { wallet: Address; minIdleThreshold: bigint; reserve: bigint }
+
+async function previewSweep(vault: VaultContext, options: SweepFlags): Promise<SweepReport> {
   const preview = await previewDepositIdle(vault, options)
   return {
     ...amountsOf(preview),
@@ -112,11 +228,9 @@ async function previewSweep(
   }
 }
 
-async function sweep(
-  vault: VaultContext,
-  options: { minIdleThreshold: bigint; reserve: bigint },
-): Promise<SweepReport> {
-  const registration = await ensureInitializedAndWait(vault)
+async function sweep(vault: VaultContext, options: SweepFlags): Promise<SweepReport> {
+  // An operator key cannot register the wallet: assertOperatorReady checked it is registered.
+  const registration = await ensureInitializedAndWait(vault, { wallet: options.wallet })
   const result = await depositIdle(vault, options)
   return {
     ...amountsOf(result),
@@ -190,31 +304,10 @@ function toJson(report: SweepReport): string {
   )
 }
 
-function usdcFlag(text: string, flag: string): bigint {
+export function usdcFlag(text: string, flag: string): bigint {
   try {
     return parseUsdc(text)
   } catch (error) {
     throw new UsageError(`${flag}: ${(error as Error).message}`)
-  }
-}
-
-/** The merchant's account from its key; the key is never part of a message. */
-function merchantAccount(key: string | undefined): Account {
-  if (key === undefined || key === '') {
-    throw new UsageError(
-      'MERCHANT_PRIVATE_KEY is not set: export the merchant wallet’s private key (0x + 64 hex digits).',
-    )
-  }
-  const hex = key.trim()
-  const normalized = /^[0-9a-fA-F]{64}$/.test(hex) ? `0x${hex}` : hex
-  if (!/^0x[0-9a-fA-F]{64}$/.test(normalized)) {
-    throw new UsageError(
-      `MERCHANT_PRIVATE_KEY is not a private key: expected 0x followed by 64 hex digits (it has ${key.length} characters).`,
-    )
-  }
-  try {
-    return privateKeyToAccount(normalized as `0x${string}`)
-  } catch {
-    throw new UsageError('MERCHANT_PRIVATE_KEY is not a valid secp256k1 private key.')
   }
 }

@@ -1,0 +1,96 @@
+/**
+ * Two `x402-vault sweep --watch --lock` sweepers of one wallet, against a devnet and a real Postgres:
+ * only the lock holder sends; when it is SIGKILLed the other takes over within 10 s; when the holder's
+ * connection to Postgres is cut instead, it stops sending before the other starts. Every deposit is
+ * sent by the holder of the moment, and the accounting is exact to the base unit.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { parseUsdc } from '../../src/index.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
+import { transferToMerchant, usdcBalance } from '../support/merchant.js'
+import { startPostgres, startTcpProxy } from '../support/postgres.js'
+import { startWatcher, type WatchEventLine, type Watcher } from '../support/watcher.js'
+
+let devnet: Devnet
+let postgres: Awaited<ReturnType<typeof startPostgres>>
+let addressesPath: string
+const watchers: Watcher[] = []
+
+beforeAll(async () => {
+  ;[devnet, postgres] = await Promise.all([startDevnet({ chain: 'base-sepolia' }), startPostgres()])
+  addressesPath = await writeAddressesFile(devnet)
+}, 120_000)
+afterAll(async () => {
+  for (const watcher of watchers) watcher.child.kill('SIGKILL')
+  await Promise.all([devnet?.stop(), postgres?.stop()])
+})
+
+const is = (event: string, state?: string) => (line: WatchEventLine) =>
+  line.event === event && (state === undefined || line.state === state)
+const atomic = (line: WatchEventLine) => BigInt((line.amount as { atomic: string }).atomic)
+const at = (line: WatchEventLine) => Date.parse(line.time)
+
+describe('x402-vault sweep --watch --lock', () => {
+  it('one sender at a time: takeover after a SIGKILL, and after a cut connection', async () => {
+    const proxy = await startTcpProxy(postgres.port)
+    const env = {
+      MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
+      BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
+    }
+    const watch = (lockUrl: string) =>
+      startWatcher(env, [
+        ...['--addresses', addressesPath, '--reserve', '900', '--poll', '0.2'],
+        ...['--debounce', '100', '--lock', lockUrl],
+      ])
+    const viaProxy = postgres.url.replace(`:${postgres.port}/`, `:${proxy.port}/`)
+    const start = await usdcBalance(devnet, devnet.accounts.merchant.address)
+    try {
+      // A holds the lock and sweeps what is idle; B waits.
+      const a = watch(postgres.url)
+      watchers.push(a)
+      await a.next(is('lock', 'acquired'))
+      const b = watch(viaProxy)
+      watchers.push(b)
+      await b.next(is('lock', 'waiting'))
+      expect(atomic(await a.next(is('deposit')))).toBe(start - parseUsdc('900'))
+
+      // SIGKILL A: B takes over within 10 s and sweeps the next inflow.
+      a.child.kill('SIGKILL')
+      const killedAt = Date.now()
+      const bHolds = await b.next(is('lock', 'acquired'))
+      expect(at(bHolds) - killedAt).toBeLessThan(10_000)
+      await transferToMerchant(devnet, parseUsdc('25'))
+      expect(atomic(await b.next(is('deposit')))).toBe(parseUsdc('25'))
+
+      // C waits; cut B's connection to Postgres: B stops sending before C takes the lock.
+      const c = watch(postgres.url)
+      watchers.push(c)
+      await c.next(is('lock', 'waiting'))
+      proxy.cut()
+      const bLost = await b.next(is('lock', 'lost'))
+      const cHolds = await c.next(is('lock', 'acquired'))
+      expect(at(bLost)).toBeLessThan(at(cHolds))
+      await transferToMerchant(devnet, parseUsdc('30'))
+      expect(atomic(await c.next(is('deposit')))).toBe(parseUsdc('30'))
+
+      // Every deposit was sent while its sender held the lock; exact accounting.
+      for (const watcher of [b, c]) watcher.child.kill('SIGTERM')
+      await Promise.all([b.exited, c.exited])
+      const deposits = watchers.flatMap((watcher) => watcher.events.filter(is('deposit')))
+      expect(deposits).toHaveLength(3)
+      expect(b.events.filter(is('deposit')).every((line) => at(line) < at(bLost))).toBe(true)
+      expect(c.events.filter(is('deposit')).every((line) => at(line) > at(cHolds))).toBe(true)
+      const end = await usdcBalance(devnet, devnet.accounts.merchant.address)
+      const deposited = deposits.reduce((sum, line) => sum + atomic(line), 0n)
+      expect(start + parseUsdc('55')).toBe(end + deposited)
+      expect(end).toBe(parseUsdc('900'))
+      // Nothing failed to send: no nonce conflict, no revert.
+      const problems = watchers.flatMap((watcher) => watcher.events.filter(is('problem')))
+      expect(problems.filter((line) => line.phase === 'deposit')).toEqual([])
+    } finally {
+      for (const watcher of watchers) watcher.child.kill('SIGKILL')
+      await proxy.stop()
+    }
+  }, 60_000)
+})
