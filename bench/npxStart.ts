@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { packPackage, startLocalRegistry } from '../test/support/localRegistry.js'
+import { bytesUnder, packPackage, startLocalRegistry } from '../test/support/localRegistry.js'
 import type { BenchContext } from './context.js'
 import { percentile, roundMs } from './stats.js'
 
@@ -67,7 +67,7 @@ export async function measureNpxStart(ctx: BenchContext): Promise<NpxStart | nul
     }
     // npx installs into `_npx/<hash>/node_modules` in its cache.
     const [install = ''] = await readdir(join(cache, '_npx'))
-    const installedMb = (await folderBytes(join(cache, '_npx', install, 'node_modules'))) / 1e6
+    const installedMb = (await bytesUnder(join(cache, '_npx', install, 'node_modules'))) / 1e6
     return {
       coldMs: roundMs(percentile(coldRunsMs, 50)),
       warmMs: roundMs(percentile(warmRunsMs, 50)),
@@ -79,15 +79,4 @@ export async function measureNpxStart(ctx: BenchContext): Promise<NpxStart | nul
     await registry.stop()
     await rm(work, { recursive: true, force: true })
   }
-}
-
-/** The bytes of every file under `folder`. */
-async function folderBytes(folder: string): Promise<number> {
-  const files = await readdir(folder, { recursive: true, withFileTypes: true })
-  const sizes = await Promise.all(
-    files
-      .filter((entry) => entry.isFile())
-      .map(async (entry) => (await stat(join(entry.parentPath, entry.name))).size),
-  )
-  return sizes.reduce((sum, size) => sum + size, 0)
 }

@@ -8,9 +8,9 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectStdio } from '../support/mcp.js'
 import { mcpToolNames } from '../support/mcpToolNames.js'
 
 const run = promisify(execFile)
@@ -80,14 +80,7 @@ describe('the MCP Bundle', () => {
       env: Object.fromEntries(Object.entries(env).map(([name, value]) => [name, fill(value)])),
       stderr: 'pipe',
     })
-    let stderr = ''
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    const client = new Client({ name: 'x402-vault-mcpb-test', version: '1.0.0' })
-    await client.connect(transport).catch((error: Error) => {
-      throw new Error(`${error.message}; the server said:\n${stderr}`)
-    })
+    const { client, stderr } = await connectStdio(transport)
     try {
       const { tools } = await client.listTools()
       expect(tools.map((tool) => tool.name).sort()).toEqual(
@@ -96,6 +89,6 @@ describe('the MCP Bundle', () => {
     } finally {
       await client.close()
     }
-    expect(stderr).toBe('')
+    expect(stderr()).toBe('')
   })
 })
