@@ -1,11 +1,7 @@
-import { paymentMiddlewareFromHTTPServer } from '@x402/hono'
+import type { paymentMiddlewareFromHTTPServer } from '@x402/hono'
 import type { Context } from 'hono'
-import {
-  type CreatePaywallOptions,
-  createPaywallWith,
-  type Paywall,
-  type PaywallSweeper,
-} from './core.js'
+import type { CreatePaywallOptions, Paywall, PaywallSweeper } from './core.js'
+import { createPaywallFor } from './loadPaywall.js'
 
 export type {
   CreatePaywallOptions,
@@ -24,7 +20,9 @@ export type HonoPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPS
  *
  * It resolves once the facilitator has confirmed it supports the vault's network, and rejects with a
  * clear error when something is misconfigured (price, payTo, facilitator URL or credentials, a network
- * the facilitator does not support), where x402's own start-up would call `process.exit`.
+ * the facilitator does not support), where x402's own start-up would call `process.exit`. The x402
+ * packages are loaded on the first call: one that is not installed rejects with
+ * `PEER_DEPENDENCY_MISSING`, naming it and the install line.
  *
  * On an edge runtime (Cloudflare Workers), after a request the middleware hands the sweeper's work to
  * the request's `waitUntil` (`c.executionCtx`), so the sweep a sale started completes after the
@@ -48,7 +46,11 @@ export type HonoPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPS
 export async function createPaywall<options extends CreatePaywallOptions>(
   options: options,
 ): Promise<Paywall<HonoPaywallMiddleware, PaywallSweeper<options>>> {
-  const paywall = await createPaywallWith(options, paymentMiddlewareFromHTTPServer)
+  const paywall = await createPaywallFor(options, {
+    feature: 'x402-vault/hono',
+    packages: ['@x402/core', '@x402/evm', '@x402/hono', 'hono'],
+    load: () => import('@x402/hono'),
+  })
   const { sweeper } = paywall
   if (!sweeper) return paywall
   const x402 = paywall.middleware
