@@ -4,6 +4,13 @@
 export { multicall3Address } from './chains.js'
 export { toJsonSafe } from './errors/classes.js'
 export { toVaultError } from './errors/toVaultError.js'
+export {
+  type BlockRange,
+  DEFAULT_LOG_SPAN,
+  isRangeTooLarge,
+  type ScanBlockRangesOptions,
+  scanBlockRanges,
+} from './internal/scanBlockRanges.js'
 export { MAX_SLIPPAGE_BPS } from './internal/validate.js'
 export { withGasMargin } from './internal/write.js'
 export { redactSecrets, redactUrl } from './redact.js'
