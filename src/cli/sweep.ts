@@ -1,20 +1,25 @@
 import { parseArgs } from 'node:util'
-import type { Account, Hash } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import type { Hash } from 'viem'
 import {
   depositIdle,
   ensureInitializedAndWait,
   formatUsdc,
   type NoDepositReason,
-  parseUsdc,
   previewDepositIdle,
   type SweepAmounts,
   type VaultChainName,
   type VaultContext,
   verifyAddresses,
 } from '../index.js'
-import { chainOption, connectionOptions, connectSigning, rpcUrlOption } from './connect.js'
-import { UsageError } from './usageError.js'
+import {
+  chainOption,
+  connectionOptions,
+  connectSigning,
+  merchantAccount,
+  rpcUrlOption,
+  usdcFlag,
+} from './connect.js'
+import { usdcJson } from './format.js'
 
 export const sweepUsage = `Usage: x402-vault sweep [options]
 
@@ -169,7 +174,7 @@ function summary(report: SweepReport): string {
 
 /** The report as JSON: amounts as decimal USDC strings, with their base units alongside. */
 function toJson(report: SweepReport): string {
-  const amount = (value: bigint) => ({ usdc: formatUsdc(value), atomic: value.toString() })
+  const amount = usdcJson
   return JSON.stringify(
     {
       chain: report.chain,
@@ -188,33 +193,4 @@ function toJson(report: SweepReport): string {
     null,
     2,
   )
-}
-
-function usdcFlag(text: string, flag: string): bigint {
-  try {
-    return parseUsdc(text)
-  } catch (error) {
-    throw new UsageError(`${flag}: ${(error as Error).message}`)
-  }
-}
-
-/** The merchant's account from its key; the key is never part of a message. */
-function merchantAccount(key: string | undefined): Account {
-  if (key === undefined || key === '') {
-    throw new UsageError(
-      'MERCHANT_PRIVATE_KEY is not set: export the merchant wallet’s private key (0x + 64 hex digits).',
-    )
-  }
-  const hex = key.trim()
-  const normalized = /^[0-9a-fA-F]{64}$/.test(hex) ? `0x${hex}` : hex
-  if (!/^0x[0-9a-fA-F]{64}$/.test(normalized)) {
-    throw new UsageError(
-      `MERCHANT_PRIVATE_KEY is not a private key: expected 0x followed by 64 hex digits (it has ${key.length} characters).`,
-    )
-  }
-  try {
-    return privateKeyToAccount(normalized as `0x${string}`)
-  } catch {
-    throw new UsageError('MERCHANT_PRIVATE_KEY is not a valid secp256k1 private key.')
-  }
 }
