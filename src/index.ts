@@ -73,6 +73,11 @@ export {
   planInitialize,
 } from './sdk/actions/planInitialize.js'
 export {
+  type PlanSetOperatorParameters,
+  planSetOperator,
+  type SetOperatorPlan,
+} from './sdk/actions/planSetOperator.js'
+export {
   type PlanWithdrawParameters,
   planWithdraw,
   type WithdrawPlan,
@@ -170,6 +175,7 @@ export type {
   ApproveTransaction,
   DepositTransaction,
   InitializeTransaction,
+  SetOperatorTransaction,
   VaultTransaction,
   WaitOptions,
   WithdrawTransaction,

@@ -57,7 +57,10 @@ export type PaywallFacilitator = {
 
 /** What `createPaywall` takes: the vault, the merchant, the facilitator, the paid routes and the sweep. */
 export type CreatePaywallOptions = {
-  /** A vault client with a wallet client for the merchant (it sends the sweeps' deposits). */
+  /**
+   * A vault client. With the sweeper on, its wallet client sends the sweeps' deposits: the merchant's
+   * key, or an operator key of the merchant wallet that holds no money (see the seller guide).
+   */
   vault: VaultClient
   /** The merchant wallet: receives the payments, and its idle USDC is swept into the vault. */
   payTo: Address | string
@@ -71,8 +74,12 @@ export type CreatePaywallOptions = {
   appName?: string | undefined
   /** Whether the browser paywall page is for a test network. Default: `true` on base-sepolia, `false` on base. */
   testnet?: boolean | undefined
-  /** The sweeper: `minIdleThreshold`, `reserve`, `onIdleDeposit`, `onNonFatalError`, tuning. */
-  sweep: Omit<AttachToResourceServerOptions, 'wallet'>
+  /**
+   * The sweeper: `minIdleThreshold`, `reserve`, `onIdleDeposit`, `onNonFatalError`, tuning. `false`
+   * turns the in-process sweeper off, for instances swept by `x402-vault sweep --watch`: the paywall
+   * then needs no wallet client, sends nothing, and `sweeper` is `undefined`.
+   */
+  sweep: Omit<AttachToResourceServerOptions, 'wallet'> | false
 }
 
 /** What both adapters build from: the initialised x402 HTTP server and the attached sweeper. */
@@ -80,19 +87,30 @@ export type PaywallCore = {
   httpServer: x402HTTPResourceServer
   resourceServer: x402ResourceServer
   paywallConfig: PaywallConfig
-  sweeper: Sweeper
+  sweeper: Sweeper | undefined
   /** Stops the sweeper (its `detach()`); resolves once a sweep in flight has ended. */
   close: () => Promise<void>
 }
 
 /** What `createPaywall` returns: the framework's middleware and the handles behind it. */
-export type Paywall<middleware> = {
+export type Paywall<middleware, sweeper extends Sweeper | undefined = Sweeper> = {
   middleware: middleware
   resourceServer: x402ResourceServer
-  sweeper: Sweeper
+  /** The in-process sweeper; `undefined` with `sweep: false`. */
+  sweeper: sweeper
   /** Call on shutdown: stops the sweeper; resolves once a sweep in flight has ended. */
   close: () => Promise<void>
 }
+
+/**
+ * The paywall's `sweeper` for the options given: `undefined` with `sweep: false`, a `Sweeper` with
+ * sweep options, either when the type allows both.
+ */
+export type PaywallSweeper<options extends CreatePaywallOptions> = options['sweep'] extends false
+  ? undefined
+  : false extends options['sweep']
+    ? Sweeper | undefined
+    : Sweeper
 
 /** x402's `paymentMiddlewareFromHTTPServer` of one framework (`@x402/express` or `@x402/hono`). */
 export type MiddlewareFromHTTPServer<middleware> = (
@@ -110,17 +128,18 @@ export type MiddlewareFromHTTPServer<middleware> = (
  * @param middlewareFromHTTPServer - The framework's `paymentMiddlewareFromHTTPServer`.
  * @returns `{ middleware, resourceServer, sweeper, close() }`.
  */
-export async function createPaywallWith<middleware>(
-  options: CreatePaywallOptions,
+export async function createPaywallWith<middleware, options extends CreatePaywallOptions>(
+  options: options,
   middlewareFromHTTPServer: MiddlewareFromHTTPServer<middleware>,
-): Promise<Paywall<middleware>> {
+): Promise<Paywall<middleware, PaywallSweeper<options>>> {
   const core = await preparePaywall(options)
   return {
     // `false`: the server is initialised above; x402's background start-up would exit the process
     // on a configuration error.
     middleware: middlewareFromHTTPServer(core.httpServer, core.paywallConfig, undefined, false),
     resourceServer: core.resourceServer,
-    sweeper: core.sweeper,
+    // preparePaywall attaches a sweeper exactly when `sweep` is not `false`.
+    sweeper: core.sweeper as PaywallSweeper<options>,
     close: core.close,
   }
 }
@@ -170,8 +189,12 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
     ]),
   )
   const httpServer = await initialized(resourceServer, routesConfig, vault.network)
-  await ensureRegistered(vault, payTo)
-  const sweeper = vault.attachToResourceServer(resourceServer, { ...options.sweep, wallet: payTo })
+  let sweeper: Sweeper | undefined
+  // Without the in-process sweeper the paywall sends nothing: the watch sweeper registers the wallet.
+  if (options.sweep !== false) {
+    await ensureRegistered(vault, payTo)
+    sweeper = vault.attachToResourceServer(resourceServer, { ...options.sweep, wallet: payTo })
+  }
   return {
     httpServer,
     resourceServer,
@@ -180,7 +203,9 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
       testnet: options.testnet ?? vault.chain === 'base-sepolia',
     },
     sweeper,
-    close: () => sweeper.detach(),
+    close: async () => {
+      await sweeper?.detach()
+    },
   }
 }
 

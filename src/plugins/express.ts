@@ -1,7 +1,18 @@
 import { paymentMiddlewareFromHTTPServer } from '@x402/express'
-import { type CreatePaywallOptions, createPaywallWith, type Paywall } from './core.js'
+import {
+  type CreatePaywallOptions,
+  createPaywallWith,
+  type Paywall,
+  type PaywallSweeper,
+} from './core.js'
 
-export type { CreatePaywallOptions, Paywall, PaywallFacilitator, PaywallRoute } from './core.js'
+export type {
+  CreatePaywallOptions,
+  Paywall,
+  PaywallFacilitator,
+  PaywallRoute,
+  PaywallSweeper,
+} from './core.js'
 
 /** The Express middleware `createPaywall` returns. */
 export type ExpressPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPServer>
@@ -14,8 +25,8 @@ export type ExpressPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHT
  * clear error when something is misconfigured (price, payTo, facilitator URL or credentials, a network
  * the facilitator does not support), where x402's own start-up would call `process.exit`.
  *
- * @param options - `vault`, `payTo`, `facilitator` (or `resourceServer`), `routes`, `sweep`,
- *   `appName`, `testnet`.
+ * @param options - `vault`, `payTo`, `facilitator` (or `resourceServer`), `routes`, `sweep` (or
+ *   `false`: no in-process sweeper), `appName`, `testnet`.
  * @returns `{ middleware, resourceServer, sweeper, close() }`; call `close()` on shutdown.
  * @example
  * const paywall = await createPaywall({
@@ -28,8 +39,8 @@ export type ExpressPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHT
  * app.use(paywall.middleware)
  * app.get('/weather', (req, res) => res.json({ sky: 'clear' }))
  */
-export function createPaywall(
-  options: CreatePaywallOptions,
-): Promise<Paywall<ExpressPaywallMiddleware>> {
+export function createPaywall<options extends CreatePaywallOptions>(
+  options: options,
+): Promise<Paywall<ExpressPaywallMiddleware, PaywallSweeper<options>>> {
   return createPaywallWith(options, paymentMiddlewareFromHTTPServer)
 }

@@ -1,7 +1,19 @@
 import { paymentMiddlewareFromHTTPServer } from '@x402/hono'
-import { type CreatePaywallOptions, createPaywallWith, type Paywall } from './core.js'
+import type { Context } from 'hono'
+import {
+  type CreatePaywallOptions,
+  createPaywallWith,
+  type Paywall,
+  type PaywallSweeper,
+} from './core.js'
 
-export type { CreatePaywallOptions, Paywall, PaywallFacilitator, PaywallRoute } from './core.js'
+export type {
+  CreatePaywallOptions,
+  Paywall,
+  PaywallFacilitator,
+  PaywallRoute,
+  PaywallSweeper,
+} from './core.js'
 
 /** The Hono middleware `createPaywall` returns. */
 export type HonoPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPServer>
@@ -14,8 +26,13 @@ export type HonoPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPS
  * clear error when something is misconfigured (price, payTo, facilitator URL or credentials, a network
  * the facilitator does not support), where x402's own start-up would call `process.exit`.
  *
- * @param options - `vault`, `payTo`, `facilitator` (or `resourceServer`), `routes`, `sweep`,
- *   `appName`, `testnet`.
+ * On an edge runtime (Cloudflare Workers), after a request the middleware hands the sweeper's work to
+ * the request's `waitUntil` (`c.executionCtx`), so the sweep a sale started completes after the
+ * response is sent, before the runtime may stop the isolate. Where the request has no execution
+ * context (Node), the sweep runs in the background as usual.
+ *
+ * @param options - `vault`, `payTo`, `facilitator` (or `resourceServer`), `routes`, `sweep` (or
+ *   `false`), `appName`, `testnet`.
  * @returns `{ middleware, resourceServer, sweeper, close() }`; call `close()` on shutdown.
  * @example
  * const paywall = await createPaywall({
@@ -28,8 +45,30 @@ export type HonoPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPS
  * app.use(paywall.middleware)
  * app.get('/weather', (c) => c.json({ sky: 'clear' }))
  */
-export function createPaywall(
-  options: CreatePaywallOptions,
-): Promise<Paywall<HonoPaywallMiddleware>> {
-  return createPaywallWith(options, paymentMiddlewareFromHTTPServer)
+export async function createPaywall<options extends CreatePaywallOptions>(
+  options: options,
+): Promise<Paywall<HonoPaywallMiddleware, PaywallSweeper<options>>> {
+  const paywall = await createPaywallWith(options, paymentMiddlewareFromHTTPServer)
+  const { sweeper } = paywall
+  if (!sweeper) return paywall
+  const x402 = paywall.middleware
+  const middleware: HonoPaywallMiddleware = async (c, next) => {
+    const answer = await x402(c, next)
+    // The after-settle hook has run by now (x402 awaits it before answering): keep the isolate alive
+    // until the sweep it asked for has ended.
+    executionContextOf(c)?.waitUntil(sweeper.idle())
+    return answer
+  }
+  return { ...paywall, middleware }
+}
+
+/** The request's execution context on an edge runtime; Hono's getter throws where there is none. */
+function executionContextOf(
+  c: Context,
+): { waitUntil(promise: Promise<unknown>): void } | undefined {
+  try {
+    return c.executionCtx
+  } catch {
+    return undefined
+  }
 }

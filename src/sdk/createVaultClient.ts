@@ -43,6 +43,11 @@ import {
   planInitialize,
 } from './actions/planInitialize.js'
 import {
+  type PlanSetOperatorParameters,
+  planSetOperator,
+  type SetOperatorPlan,
+} from './actions/planSetOperator.js'
+import {
   type PlanWithdrawParameters,
   planWithdraw,
   type WithdrawPlan,
@@ -266,6 +271,17 @@ export type VaultActions = {
    */
   planInitialize: (params: PlanInitializeParameters) => Promise<InitializePlan>
   /**
+   * Plans `router.setOperator(operator, approved)` for a wallet, without signing: one round trip, to
+   * report whether the wallet is registered and the operator already set. An operator deposits the
+   * wallet's USDC under its allowance and never receives any: a sweeping key that holds no money.
+   *
+   * @param params - `wallet`, `operator`, `approved` (default `true`).
+   * @returns The plan with its unsigned transaction, sent by the wallet.
+   * @example
+   * const plan = await vault.planSetOperator({ wallet, operator: sweeper.address })
+   */
+  planSetOperator: (params: PlanSetOperatorParameters) => Promise<SetOperatorPlan>
+  /**
    * Registers the sending account with the router (`router.initialize()`), simulating first.
    *
    * @param params - `account` (default: the wallet client's).
@@ -445,6 +461,7 @@ function decorate<extended extends object>(
     planDeposit: (params) => planDeposit(context, params),
     planWithdraw: (params) => planWithdraw(context, params),
     planInitialize: (params) => planInitialize(context, params),
+    planSetOperator: (params) => planSetOperator(context, params),
     initialize: (params) => initialize(context, params),
     initializeAndWait: (params) => initializeAndWait(context, params),
     approveUsdc: (params) => approveUsdc(context, params),

@@ -46,6 +46,12 @@ export type WithdrawTransaction = VaultTransaction<
   readonly [shares: bigint, wallet: Address, minUsdcOut: bigint]
 >
 
+/** `router.setOperator(operator, approved)`: lets `operator` deposit and withdraw for the sender. */
+export type SetOperatorTransaction = VaultTransaction<
+  'setOperator',
+  readonly [operator: Address, approved: boolean]
+>
+
 /** Options every `…AndWait` write accepts. */
 export type WaitOptions = {
   /** Blocks to wait after inclusion. Default 1. */
@@ -129,6 +135,28 @@ export function buildWithdrawTransaction(
     shares,
     wallet,
     minUsdcOut,
+  ] as const)
+}
+
+/**
+ * Builds the unsigned `router.setOperator(operator, approved)` transaction, sent by the wallet.
+ *
+ * @param ctx - The vault client.
+ * @param operator - The account that may deposit and withdraw for the wallet (USDC only ever moves
+ *   between the wallet and the vault).
+ * @param approved - `true` to allow, `false` to revoke.
+ * @returns The transaction.
+ * @example
+ * buildSetOperatorTransaction(vault, sweeper.address, true)
+ */
+export function buildSetOperatorTransaction(
+  ctx: VaultContext,
+  operator: Address,
+  approved: boolean,
+): SetOperatorTransaction {
+  return unsignedCall(ctx, ctx.addresses.router, routerAbi, 'setOperator', [
+    operator,
+    approved,
   ] as const)
 }
 

@@ -83,6 +83,8 @@ export const vaultErrorCodes = [
   // x402 facilitator (seller plugins)
   'FACILITATOR_UNREACHABLE',
   'FACILITATOR_UNSUPPORTED',
+  // the watch sweeper (x402-vault sweep --watch --lock)
+  'SWEEP_LOCK_LOST',
   // rpc
   'RPC_RATE_LIMITED',
   'RPC_TIMEOUT',

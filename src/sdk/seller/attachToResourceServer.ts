@@ -1,27 +1,18 @@
 import type { VaultContext } from '../context.js'
 import { VaultValidationError } from '../errors/classes.js'
-import { toVaultError } from '../errors/toVaultError.js'
-import { sleep } from '../internal/sleep.js'
 import { resolveAccount } from '../internal/validate.js'
-import { runExclusive } from '../internal/writeQueue.js'
-import {
-  type MerchantSettlement,
-  merchantSettlementOf,
-  type SettlementHookContext,
-} from './merchantSettlement.js'
+import { merchantSettlementOf, type SettlementHookContext } from './merchantSettlement.js'
 import { SettlementRecord, type SweeperMemory } from './settlementRecord.js'
 import {
   type IdleDeposit,
   resolveSweepSettings,
   type SweepOptions,
-  type SweepProgress,
   type SweepResult,
-  type SweepSettings,
-  sweepIn,
 } from './sweep.js'
-import { type SweeperProblem, type SweepObservers, sweepObservers } from './sweepObservers.js'
-import { type SweepRetryPolicy, sweepRetryDelay } from './sweepRetry.js'
-import { SweepScheduler, type SweepTiming } from './sweepScheduler.js'
+import { type SweeperProblem, sweepObservers } from './sweepObservers.js'
+import { SweepScheduler } from './sweepScheduler.js'
+import { resolveSweepTuning } from './sweepTuning.js'
+import { type SweeperParts, sweepOnce, sweepWithRetries } from './sweepWithRetries.js'
 
 /**
  * Anything with x402's after-settle hook: an `x402ResourceServer` of `@x402/core/server` (also
@@ -55,6 +46,12 @@ export type AttachToResourceServerOptions = SweepOptions & {
     | undefined
   /** How many settlement transaction hashes are remembered to drop duplicates. Default 10 000. */
   maxTrackedSettlements?: number | undefined
+  /**
+   * Give up waiting for a deposit's receipt after this many ms (the next attempt waits for the same
+   * transaction again). Default: viem's (180 s). On an edge runtime keep the whole sweep inside the
+   * time `waitUntil` allows (30 s on Cloudflare Workers), such as 20 000.
+   */
+  receiptTimeoutMs?: number | undefined
 }
 
 /** The handle of an attached sweeper. */
@@ -74,14 +71,12 @@ export type Sweeper = {
   depositIdle(): Promise<SweepResult>
   /** What the sweeper holds in memory, to check that it stays bounded (`maxTrackedSettlements`). */
   memory(): SweeperMemory
-}
-
-/** What a sweeper is made of: the sweep it makes, the settlements it covers, and its observers. */
-type SweeperParts = {
-  ctx: VaultContext
-  settings: SweepSettings
-  record: SettlementRecord
-  observers: SweepObservers
+  /**
+   * Resolves once no sweep is scheduled or running (at once when none is). On an edge runtime, hand
+   * it to the request's `waitUntil`, so the sweep a sale started completes after the response:
+   * `x402-vault/hono`'s `createPaywall` does so when the request has an execution context.
+   */
+  idle(): Promise<void>
 }
 
 /**
@@ -103,8 +98,9 @@ type SweeperParts = {
  * @param ctx - The vault client, with a wallet client whose account sends the deposits.
  * @param resourceServer - An x402 resource server (anything with `onAfterSettle`).
  * @param options - `minIdleThreshold`, `reserve`, `wallet`, `onIdleDeposit`, `onNonFatalError`,
- *   `sweepIntervalMs`, `debounceMs`, `maxDebounceMs`, `retry`, `maxTrackedSettlements`.
- * @returns `{ detach(), depositIdle(), memory() }`.
+ *   `sweepIntervalMs`, `debounceMs`, `maxDebounceMs`, `retry`, `maxTrackedSettlements`,
+ *   `receiptTimeoutMs`.
+ * @returns `{ detach(), depositIdle(), memory(), idle() }`.
  * @throws {VaultValidationError} for bad options; {VaultConfigError} `WALLET_CLIENT_REQUIRED`,
  *   `ACCOUNT_REQUIRED` when the client cannot send.
  * @example
@@ -130,17 +126,17 @@ export function attachToResourceServer(
   // A sweeper sends deposits: a client that cannot send fails now, not at the first sale.
   resolveAccount(ctx, undefined)
   const settings = resolveSweepSettings(ctx, options)
-  const tuning = resolveTuning(options)
+  const tuning = resolveSweepTuning(options)
   const parts: SweeperParts = {
     ctx,
     settings,
     record: new SettlementRecord(tuning.maxTrackedSettlements),
     observers: sweepObservers(options),
+    wait: tuning.wait,
   }
-  const scheduler = new SweepScheduler(
-    (signal) => sweepWithRetries(parts, tuning.retry, signal),
-    tuning.timing,
-  )
+  const scheduler = new SweepScheduler(async (signal) => {
+    await sweepWithRetries(parts, tuning.retry, signal)
+  }, tuning.timing)
   resourceServer.onAfterSettle(async (context) => {
     if (scheduler.detached) return
     try {
@@ -155,112 +151,6 @@ export function attachToResourceServer(
     detach: () => scheduler.detach(),
     depositIdle: () => sweepOnce(parts),
     memory: () => parts.record.memory(),
+    idle: () => scheduler.idle(),
   }
-}
-
-/** A manual sweep: one attempt in the write queue, covering the settlements pending; its failure rejects. */
-async function sweepOnce({ ctx, settings, record, observers }: SweeperParts): Promise<SweepResult> {
-  let taken: MerchantSettlement[] = []
-  try {
-    const result = await runExclusive(ctx, undefined, (slot) => {
-      taken = record.take()
-      return sweepIn(slot, ctx, settings)
-    })
-    if (!result.deposited) return result
-    const deposit = { ...result, settlements: taken }
-    taken = []
-    observers.deposited(deposit)
-    return deposit
-  } finally {
-    record.putBack(taken)
-  }
-}
-
-/**
- * A scheduled sweep: attempts until one succeeds, the retry policy says stop, or `signal` aborts (the
- * sweeper was detached). Every failure is reported; nothing rejects.
- */
-async function sweepWithRetries(
-  { ctx, settings, record, observers }: SweeperParts,
-  retry: SweepRetryPolicy,
-  signal: AbortSignal,
-): Promise<void> {
-  // Kept across attempts: after a failed receipt wait, the next attempt waits for it again.
-  const progress: SweepProgress = { step: 'balance-read', sent: undefined }
-  // The settlements this sweep covers; back to the record unless a deposit is reported.
-  let taken: MerchantSettlement[] = []
-  try {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        // Read → decide → deposit → receipt, as one unit in the account's write queue.
-        const result = await runExclusive(ctx, undefined, (slot) => {
-          if (!progress.sent) {
-            record.putBack(taken)
-            taken = record.take()
-          }
-          return sweepIn(slot, ctx, settings, progress)
-        })
-        if (result.deposited) {
-          observers.deposited({ ...result, settlements: taken })
-          taken = []
-        }
-        return
-      } catch (error) {
-        const vaultError = toVaultError(error, { addresses: ctx.addresses })
-        const delay = signal.aborted
-          ? undefined
-          : sweepRetryDelay(retry, attempt, progress.step, vaultError)
-        observers.problem(progress.step, vaultError, delay !== undefined)
-        if (delay === undefined) return
-        await sleep(delay, signal)
-      }
-    }
-  } catch {
-    // Detached during a backoff: the sweep ends here.
-  } finally {
-    record.putBack(taken)
-  }
-}
-
-/** The sweeper's tuning, checked, with its defaults. */
-function resolveTuning(options: AttachToResourceServerOptions): {
-  timing: SweepTiming
-  retry: SweepRetryPolicy
-  maxTrackedSettlements: number
-} {
-  const retry = options.retry ?? {}
-  const debounceMs = whole(options.debounceMs, 'debounceMs', 250, 0)
-  const maxDebounceMs = whole(options.maxDebounceMs, 'maxDebounceMs', 5_000, 0)
-  const retryPolicy = {
-    maxAttempts: whole(retry.maxAttempts, 'retry.maxAttempts', 4, 1),
-    initialDelayMs: whole(retry.initialDelayMs, 'retry.initialDelayMs', 500, 0),
-    maxDelayMs: whole(retry.maxDelayMs, 'retry.maxDelayMs', 8_000, 0),
-  }
-  const maxTrackedSettlements = whole(
-    options.maxTrackedSettlements,
-    'maxTrackedSettlements',
-    10_000,
-    1,
-  )
-  const intervalMs =
-    options.sweepIntervalMs === undefined
-      ? undefined
-      : whole(options.sweepIntervalMs, 'sweepIntervalMs', 0, 1)
-  return {
-    timing: { debounceMs, maxDebounceMs, intervalMs },
-    retry: retryPolicy,
-    maxTrackedSettlements,
-  }
-}
-
-/** Checks an integer option of at least `min`; `undefined` gives the default. */
-function whole(value: unknown, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new VaultValidationError(`${name} must be a whole number of at least ${min}.`, {
-      code: 'INVALID_ARGUMENT',
-      details: { field: name },
-    })
-  }
-  return value
 }

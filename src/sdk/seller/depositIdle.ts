@@ -45,5 +45,7 @@ export async function depositIdle(
   params: DepositIdleParameters,
 ): Promise<SweepResult> {
   const settings = resolveSweepSettings(ctx, params)
-  return runExclusive(ctx, undefined, (slot) => sweepIn(slot, ctx, settings, undefined, params))
+  return runExclusive(ctx, undefined, (slot) =>
+    sweepIn(slot, ctx, settings, undefined, { wait: params }),
+  )
 }

@@ -138,6 +138,12 @@ export async function readSweepDecision(
   return { checks, decision }
 }
 
+/** How {@link sweepIn} waits for its receipt, and what it runs right before it sends. */
+export type SweepInOptions = {
+  wait?: WaitOptions | undefined
+  beforeSend?: (() => void | Promise<void>) | undefined
+}
+
 const isHashEqual = (a: Hash, b: Hash) => a.toLowerCase() === b.toLowerCase()
 
 /**
@@ -148,7 +154,8 @@ const isHashEqual = (a: Hash, b: Hash) => a.toLowerCase() === b.toLowerCase()
  * @param ctx - The vault client, with a wallet client.
  * @param settings - The checked sweep options.
  * @param progress - Updated as the sweep goes (see {@link SweepProgress}).
- * @param wait - `confirmations`, `timeout`.
+ * @param options - `wait` (`confirmations`, `timeout` of the receipt wait) and `beforeSend`, run right
+ *   before the deposit is sent (a throw stops the sweep there, before anything is sent).
  * @returns The deposit (with no `settlements`: the caller knows which it covers), or why there was none.
  */
 export async function sweepIn(
@@ -156,8 +163,9 @@ export async function sweepIn(
   ctx: VaultContext,
   settings: SweepSettings,
   progress: SweepProgress = { step: 'balance-read', sent: undefined },
-  wait: WaitOptions = {},
+  options: SweepInOptions = {},
 ): Promise<SweepResult> {
+  const { wait = {}, beforeSend } = options
   if (!progress.sent) {
     progress.step = 'balance-read'
     const { checks, decision } = await readSweepDecision(ctx, settings)
@@ -171,6 +179,7 @@ export async function sweepIn(
     if (!decision.deposit) return { ...amounts, deposited: false, reason: decision.reason }
 
     progress.step = 'deposit'
+    await beforeSend?.()
     const deposit = await sendDepositIn(
       slot,
       ctx,

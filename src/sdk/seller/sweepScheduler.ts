@@ -27,6 +27,8 @@ export type ScheduledSweep = (signal: AbortSignal) => Promise<void>
  *   the process alive.
  * - `detach()` stops the timers and every later sweep, aborts the running sweep's signal, and resolves
  *   once that sweep has ended.
+ * - `idle()` resolves once no sweep is scheduled or running: what an edge runtime's `waitUntil` needs
+ *   to keep the isolate alive until the sweeps a request asked for have ended.
  */
 export class SweepScheduler {
   private stopped = false
@@ -36,6 +38,8 @@ export class SweepScheduler {
   private debounce: ReturnType<typeof setTimeout> | undefined
   private burstStartedAt: number | undefined
   private readonly interval: ReturnType<typeof setInterval> | undefined
+  /** Resolves the promise `idle()` handed out, once nothing is scheduled or running. */
+  private idleWaiters: (() => void)[] = []
 
   /**
    * @param sweep - The sweep to run.
@@ -47,8 +51,9 @@ export class SweepScheduler {
   ) {
     if (timing.intervalMs !== undefined) {
       this.interval = setInterval(() => this.onTick(), timing.intervalMs)
-      // The timer must not keep a process alive that has nothing else to do.
-      this.interval.unref()
+      // The timer must not keep a process alive that has nothing else to do. (Edge runtimes' timers
+      // are plain numbers, without `unref`.)
+      ;(this.interval as { unref?: () => void }).unref?.()
     }
   }
 
@@ -75,6 +80,15 @@ export class SweepScheduler {
   }
 
   /**
+   * Resolves once no sweep is scheduled (debounced) or running, follow-ups included; at once when
+   * there is none. Hand it to an edge runtime's `waitUntil` after a request that asked for a sweep.
+   */
+  idle(): Promise<void> {
+    if (!this.running && this.debounce === undefined) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  /**
    * Stops the timers and every later sweep, and aborts the running sweep's signal.
    *
    * @returns Resolves once the sweep in flight, if any, has ended.
@@ -84,8 +98,10 @@ export class SweepScheduler {
       this.stopped = true
       clearInterval(this.interval)
       clearTimeout(this.debounce)
+      this.debounce = undefined
       this.stop.abort()
     }
+    if (!this.running) this.wakeIdle()
     return this.running ?? Promise.resolve()
   }
 
@@ -105,6 +121,11 @@ export class SweepScheduler {
         this.followUp = false
         this.request()
       }
+      if (this.debounce === undefined) this.wakeIdle()
     })
+  }
+
+  private wakeIdle(): void {
+    for (const resolve of this.idleWaiters.splice(0)) resolve()
   }
 }

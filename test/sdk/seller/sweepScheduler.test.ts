@@ -160,4 +160,39 @@ describe('SweepScheduler', () => {
     await vi.advanceTimersByTimeAsync(10_000)
     expect(injected.starts).toEqual([])
   })
+
+  it('idle() resolves once the debounced sweep, its follow-up and nothing else are done (what waitUntil waits for)', async () => {
+    const injected = injectedSweep({ hold: true })
+    const scheduler = new SweepScheduler(injected.sweep, timing({ debounceMs: 10 }))
+    await expect(scheduler.idle()).resolves.toBeUndefined() // nothing to wait for
+    let idleAt: number | undefined
+    scheduler.request()
+    const idle = scheduler.idle().then(() => {
+      idleAt = Date.now()
+    })
+    await vi.advanceTimersByTimeAsync(10)
+    expect(injected.starts).toEqual([10])
+    scheduler.request() // during the sweep: one follow-up
+    await vi.advanceTimersByTimeAsync(100)
+    injected.finish()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(idleAt).toBeUndefined() // the follow-up is scheduled
+    await vi.advanceTimersByTimeAsync(10)
+    expect(injected.starts).toEqual([10, 120])
+    expect(idleAt).toBeUndefined() // …and running
+    await vi.advanceTimersByTimeAsync(50)
+    injected.finish()
+    await idle
+    expect(idleAt).toBe(170)
+  })
+
+  it('idle() resolves on detach when only a debounced sweep was pending', async () => {
+    const injected = injectedSweep()
+    const scheduler = new SweepScheduler(injected.sweep, timing())
+    scheduler.request()
+    const idle = scheduler.idle()
+    await scheduler.detach()
+    await expect(idle).resolves.toBeUndefined()
+    expect(injected.starts).toEqual([])
+  })
 })

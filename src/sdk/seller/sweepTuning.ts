@@ -1,0 +1,71 @@
+import { VaultValidationError } from '../errors/classes.js'
+import type { WaitOptions } from '../transactions.js'
+import type { AttachToResourceServerOptions } from './attachToResourceServer.js'
+import type { SweepRetryPolicy } from './sweepRetry.js'
+import type { SweepTiming } from './sweepScheduler.js'
+
+/** The options of a sweeper's timing, retries, memory and receipt wait, as given. */
+export type SweepTuningOptions = Pick<
+  AttachToResourceServerOptions,
+  | 'sweepIntervalMs'
+  | 'debounceMs'
+  | 'maxDebounceMs'
+  | 'retry'
+  | 'maxTrackedSettlements'
+  | 'receiptTimeoutMs'
+>
+
+/** {@link SweepTuningOptions}, checked, with their defaults. */
+export type SweepTuning = {
+  timing: SweepTiming
+  retry: SweepRetryPolicy
+  maxTrackedSettlements: number
+  wait: WaitOptions
+}
+
+/**
+ * Checks a sweeper's tuning and fills in the defaults: debounce 250 ms (at most 5 000 ms after a
+ * burst's first request), no interval, 4 attempts from 500 ms doubled up to 8 000 ms, 10 000
+ * settlements remembered, viem's receipt timeout.
+ *
+ * @param options - The tuning options, as given.
+ * @returns The tuning.
+ * @throws {VaultValidationError} `INVALID_ARGUMENT` naming the option that is not a whole number in range.
+ */
+export function resolveSweepTuning(options: SweepTuningOptions): SweepTuning {
+  const retry = options.retry ?? {}
+  const intervalMs =
+    options.sweepIntervalMs === undefined
+      ? undefined
+      : whole(options.sweepIntervalMs, 'sweepIntervalMs', 0, 1)
+  const receiptTimeoutMs =
+    options.receiptTimeoutMs === undefined
+      ? undefined
+      : whole(options.receiptTimeoutMs, 'receiptTimeoutMs', 0, 1)
+  return {
+    timing: {
+      debounceMs: whole(options.debounceMs, 'debounceMs', 250, 0),
+      maxDebounceMs: whole(options.maxDebounceMs, 'maxDebounceMs', 5_000, 0),
+      intervalMs,
+    },
+    retry: {
+      maxAttempts: whole(retry.maxAttempts, 'retry.maxAttempts', 4, 1),
+      initialDelayMs: whole(retry.initialDelayMs, 'retry.initialDelayMs', 500, 0),
+      maxDelayMs: whole(retry.maxDelayMs, 'retry.maxDelayMs', 8_000, 0),
+    },
+    maxTrackedSettlements: whole(options.maxTrackedSettlements, 'maxTrackedSettlements', 10_000, 1),
+    wait: receiptTimeoutMs === undefined ? {} : { timeout: receiptTimeoutMs },
+  }
+}
+
+/** Checks an integer option of at least `min`; `undefined` gives the default. */
+function whole(value: unknown, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new VaultValidationError(`${name} must be a whole number of at least ${min}.`, {
+      code: 'INVALID_ARGUMENT',
+      details: { field: name },
+    })
+  }
+  return value
+}

@@ -1,0 +1,108 @@
+import type { VaultContext } from '../context.js'
+import { toVaultError } from '../errors/toVaultError.js'
+import { sleep } from '../internal/sleep.js'
+import { runExclusive } from '../internal/writeQueue.js'
+import type { WaitOptions } from '../transactions.js'
+import type { MerchantSettlement } from './merchantSettlement.js'
+import type { SettlementRecord } from './settlementRecord.js'
+import { type SweepProgress, type SweepResult, type SweepSettings, sweepIn } from './sweep.js'
+import type { SweepObservers } from './sweepObservers.js'
+import { type SweepRetryPolicy, sweepRetryDelay } from './sweepRetry.js'
+
+/**
+ * What a sweeper is made of: the sweep it makes, the settlements it covers, its observers, and how
+ * its sends are guarded and its receipts awaited. `attachToResourceServer` and `x402-vault sweep
+ * --watch` build one each.
+ */
+export type SweeperParts = {
+  ctx: VaultContext
+  settings: SweepSettings
+  record: SettlementRecord
+  observers: SweepObservers
+  /**
+   * Runs right before a deposit is sent, in the write slot; a throw (or rejection) stops the sweep
+   * before it sends. The watch sweeper's lock refuses there once it may have lost the lock.
+   */
+  beforeSend?: (() => void | Promise<void>) | undefined
+  /** How long, and for how many confirmations, a deposit's receipt is awaited. */
+  wait?: WaitOptions | undefined
+}
+
+/**
+ * A manual sweep: one attempt in the write queue, covering the settlements pending; its failure
+ * rejects.
+ *
+ * @param parts - The sweeper's parts.
+ * @returns The sweep's result; a deposit is also reported to the observers.
+ */
+export async function sweepOnce(parts: SweeperParts): Promise<SweepResult> {
+  const { ctx, settings, record, observers } = parts
+  let taken: MerchantSettlement[] = []
+  try {
+    const result = await runExclusive(ctx, undefined, (slot) => {
+      taken = record.take()
+      return sweepIn(slot, ctx, settings, undefined, parts)
+    })
+    if (!result.deposited) return result
+    const deposit = { ...result, settlements: taken }
+    taken = []
+    observers.deposited(deposit)
+    return deposit
+  } finally {
+    record.putBack(taken)
+  }
+}
+
+/**
+ * A scheduled sweep: attempts until one succeeds, the retry policy says stop, or `signal` aborts (the
+ * sweeper was detached). Every failure is reported to the observers; nothing rejects.
+ *
+ * @param parts - The sweeper's parts.
+ * @param retry - When to try again.
+ * @param signal - Aborts a backoff (the attempt in flight runs to its end).
+ * @returns The result of the attempt that succeeded (a deposit is also reported to the observers),
+ *   or `undefined` when none did.
+ */
+export async function sweepWithRetries(
+  parts: SweeperParts,
+  retry: SweepRetryPolicy,
+  signal: AbortSignal,
+): Promise<SweepResult | undefined> {
+  const { ctx, settings, record, observers } = parts
+  // Kept across attempts: after a failed receipt wait, the next attempt waits for it again.
+  const progress: SweepProgress = { step: 'balance-read', sent: undefined }
+  // The settlements this sweep covers; back to the record unless a deposit is reported.
+  let taken: MerchantSettlement[] = []
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // Read → decide → deposit → receipt, as one unit in the account's write queue.
+        const result = await runExclusive(ctx, undefined, (slot) => {
+          if (!progress.sent) {
+            record.putBack(taken)
+            taken = record.take()
+          }
+          return sweepIn(slot, ctx, settings, progress, parts)
+        })
+        if (!result.deposited) return result
+        const deposit = { ...result, settlements: taken }
+        taken = []
+        observers.deposited(deposit)
+        return deposit
+      } catch (error) {
+        const vaultError = toVaultError(error, { addresses: ctx.addresses })
+        const delay = signal.aborted
+          ? undefined
+          : sweepRetryDelay(retry, attempt, progress.step, vaultError)
+        observers.problem(progress.step, vaultError, delay !== undefined)
+        if (delay === undefined) return undefined
+        await sleep(delay, signal)
+      }
+    }
+  } catch {
+    // Detached during a backoff: the sweep ends here.
+    return undefined
+  } finally {
+    record.putBack(taken)
+  }
+}
