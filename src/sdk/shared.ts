@@ -4,16 +4,15 @@
 export { multicall3Address } from './chains.js'
 export { toJsonSafe } from './errors/classes.js'
 export { toVaultError } from './errors/toVaultError.js'
-export {
-  type BlockRange,
-  DEFAULT_LOG_SPAN,
-  isRangeTooLarge,
-  type ScanBlockRangesOptions,
-  scanBlockRanges,
-} from './internal/scanBlockRanges.js'
 export { MAX_SLIPPAGE_BPS } from './internal/validate.js'
 export { withGasMargin } from './internal/write.js'
-export { getLogsInRanges, isLogRangeTooLarge, type LogRangeLimit } from './logRanges.js'
+export {
+  DEFAULT_LOG_SPAN,
+  getLogsInRanges,
+  isLogRangeTooLarge,
+  type LogRangeLimit,
+  readInRanges,
+} from './logRanges.js'
 export { redactSecrets, redactUrl } from './redact.js'
 export { SettlementRecord } from './seller/settlementRecord.js'
 export { resolveSweepSettings, type SweepSettings } from './seller/sweep.js'

@@ -1,7 +1,7 @@
 import { type EIP1193RequestFn, type HttpTransport, type HttpTransportConfig, http } from 'viem'
 import { MalformedRpcAnswerError, readRpcFailure } from './errors/rpc.js'
-import { isRangeTooLarge } from './internal/scanBlockRanges.js'
 import { sleep } from './internal/sleep.js'
+import { isLogRangeTooLarge } from './logRanges.js'
 
 /** Options of {@link vaultHttp}: viem's `http()` options with a bounded, `Retry-After`-aware retry. */
 export type VaultHttpConfig = Omit<
@@ -105,7 +105,7 @@ export function retryDecision(
   const failure = readRpcFailure(error)
   if (!failure) return { retry: false }
   // The same request would be refused again: the log scan asks for a smaller range instead.
-  if (method === 'eth_getLogs' && isRangeTooLarge(error)) return { retry: false }
+  if (method === 'eth_getLogs' && isLogRangeTooLarge(error)) return { retry: false }
   const withWait = (retry: boolean) =>
     failure.retryAfterMs === undefined ? { retry } : { retry, retryAfterMs: failure.retryAfterMs }
   if (sendMethods.has(method)) return withWait(failure.rateLimited)

@@ -21,8 +21,8 @@ import type { VaultChainName } from '../chains.js'
 import type { VaultContext } from '../context.js'
 import { VaultError, VaultRpcError, VaultValidationError } from '../errors/classes.js'
 import { blockTimestampCall, guard, multicallOptions, resultValue } from '../internal/read.js'
-import { type BlockRange, scanBlockRanges } from '../internal/scanBlockRanges.js'
 import { validateWallet } from '../internal/validate.js'
+import { type BlockRange, DEFAULT_LOG_SPAN, readInRanges } from '../logRanges.js'
 
 /**
  * What a ledger entry is: an x402 settlement received, another transfer received, a sweep into the vault,
@@ -405,18 +405,20 @@ async function scanEntries(
   let scannedBlocks = 0n
   // viem's `getLogs({ blockRange })` splits one filter's range on any failure; a ledger range is
   // several filters read together, and only a "range too large" answer is a reason to split it.
-  const ranges = await guard(ctx, action, () =>
-    scanBlockRanges({
+  const limit = { maxRange: params.maxBlockRange ?? DEFAULT_LOG_SPAN }
+  return guard(ctx, action, async () => {
+    const drafts: Draft[] = []
+    for await (const range of readInRanges({
       ...blocks,
-      maxSpan: params.maxBlockRange,
+      limit,
       read: (range) => readRange(ctx, wallet, tokens, range),
-      onRange: (range) => {
-        scannedBlocks += range.toBlock - range.fromBlock + 1n
-        params.onProgress?.({ scannedBlocks, totalBlocks })
-      },
-    }),
-  )
-  return ranges.flat()
+    })) {
+      drafts.push(...range.result)
+      scannedBlocks += range.toBlock - range.fromBlock + 1n
+      params.onProgress?.({ scannedBlocks, totalBlocks })
+    }
+    return drafts
+  })
 }
 
 /** The entries of one range: transfers in and out, the router's events, and which payments were x402. */
