@@ -128,31 +128,41 @@ function durationFlag(text: string): number {
 /**
  * The first block at or after `seconds` before the latest block's time: a search over block times that
  * guesses by interpolation and falls back to halving, so it needs a handful of block reads even where
- * block times are uneven (a devnet that jumped in time).
+ * block times are uneven (a devnet that jumped in time). A chain whose history starts after block 0 (a
+ * pruned node, a devnet loaded from a saved state) answers "not found" for the blocks before it: they
+ * count as older than any target, and the answer is then at least the block after the first one, whose
+ * opening balances can be read.
  */
 async function firstBlockSince(
   vault: VaultContext,
   latest: bigint,
   seconds: number,
 ): Promise<bigint> {
-  const timeOf = async (blockNumber: bigint) =>
-    (await getBlock(vault.publicClient, { blockNumber })).timestamp
-  const target = (await timeOf(latest)) - BigInt(seconds)
-  // Invariant: the block `low` is before the target (or is block 0), `high` is at or after it.
+  const timeOf = async (blockNumber: bigint) => {
+    try {
+      return (await getBlock(vault.publicClient, { blockNumber })).timestamp
+    } catch (error) {
+      if ((error as Error).name === 'BlockNotFoundError') return undefined
+      throw error
+    }
+  }
+  const latestTime = (await timeOf(latest)) ?? 0n
+  const target = latestTime - BigInt(seconds)
+  // Invariant: the block `low` is before the target (or missing, or block 0), `high` is at or after it.
   let low = 0n
   let high = latest
   let lowTime = await timeOf(low)
-  if (lowTime >= target) return 1n
-  let highTime = await timeOf(high)
+  if (lowTime !== undefined && lowTime >= target) return 1n
+  let highTime = latestTime
   for (let step = 0; high - low > 1n; step++) {
     const span = high - low
     const guess =
-      step % 2 === 0 && highTime > lowTime
+      step % 2 === 0 && lowTime !== undefined && highTime > lowTime
         ? low + ((target - lowTime) * span) / (highTime - lowTime)
         : low + span / 2n
     const middle = guess <= low ? low + 1n : guess >= high ? high - 1n : guess
     const time = await timeOf(middle)
-    if (time >= target) {
+    if (time !== undefined && time >= target) {
       high = middle
       highTime = time
     } else {
@@ -160,6 +170,7 @@ async function firstBlockSince(
       lowTime = time
     }
   }
+  if (lowTime === undefined && high > 0n) return high < latest ? high + 1n : latest
   return high
 }
 

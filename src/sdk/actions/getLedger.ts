@@ -20,6 +20,7 @@ import { routerAbi, shareTokenAbi, usdcAbi } from '../abis/index.js'
 import type { VaultChainName } from '../chains.js'
 import type { VaultContext } from '../context.js'
 import { VaultError, VaultRpcError, VaultValidationError } from '../errors/classes.js'
+import { findError } from '../errors/find.js'
 import { blockTimestampCall, guard, multicallOptions, resultValue } from '../internal/read.js'
 import { validateWallet } from '../internal/validate.js'
 import { type BlockRange, DEFAULT_LOG_SPAN, readInRanges } from '../logRanges.js'
@@ -277,7 +278,7 @@ export async function getLedger(
     ...otherUsdcTokens[ctx.chain].filter((token) => !isAddressEqual(token, usdc)),
   ]
   const [opening, closing, scanned] = await Promise.all([
-    readBalances(ctx, wallet, tokens, fromBlock - 1n),
+    readBalances(ctx, wallet, tokens, fromBlock - 1n, { opening: true }),
     readBalances(ctx, wallet, tokens, toBlock),
     scanEntries(ctx, wallet, tokens, { fromBlock, toBlock }, params),
   ])
@@ -696,6 +697,7 @@ async function readBalances(
   wallet: Address,
   tokens: Address[],
   blockNumber: bigint,
+  options: { opening?: boolean } = {},
 ): Promise<Balances> {
   const { router, shareToken } = ctx.addresses
   const what = `${action} (balances at block ${blockNumber})`
@@ -716,17 +718,28 @@ async function readBalances(
   )) as MulticallResponse<unknown>[]
   const value = <T>(result: MulticallResponse<unknown> | undefined) =>
     resultValue(ctx, result as MulticallResponse<T>, what)
+  // A ledger that opens before the vault (or a token) was deployed reads nothing there: no contract
+  // means no balance and no position. Only at the opening block: at the closing one it is a mistake.
+  const amount = <T>(result: MulticallResponse<unknown> | undefined, none: T): T =>
+    options.opening && result?.status === 'failure' && noContract(result.error)
+      ? none
+      : value<T>(result)
   const [timestamp, shares, held, ...rest] = results
-  const [costBasis, positionValue] = value<readonly [bigint, bigint, bigint]>(held)
+  const [costBasis, positionValue] = amount<readonly [bigint, bigint, bigint]>(held, [0n, 0n, 0n])
   return {
     blockNumber,
     timestamp: value<bigint>(timestamp),
-    balances: rest.slice(0, tokens.length).map((result) => value<bigint>(result)),
+    balances: rest.slice(0, tokens.length).map((result) => amount(result, 0n)),
     symbols: rest
       .slice(tokens.length)
       .map((result) => (result.status === 'success' ? String(result.result) : '')),
-    position: { shares: value<bigint>(shares), value: positionValue, costBasis },
+    position: { shares: amount(shares, 0n), value: positionValue, costBasis },
   }
+}
+
+/** Whether a call failed because nothing answered it: no contract at the address at that block. */
+function noContract(error: unknown): boolean {
+  return findError(error, 'ContractFunctionZeroDataError', 'AbiDecodingZeroDataError') !== undefined
 }
 
 /** The position after each block with a sweep or a withdrawal (at most `maxHistoryReads`), between the ends. */
