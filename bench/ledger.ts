@@ -5,11 +5,11 @@ import {
   encodeFunctionData,
   type Hex,
   http,
-  parseAbi,
   parseSignature,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createVaultClient, type VaultChainName } from '../src/index.js'
+import { usdcAbi } from '../src/sdk/abis/index.js'
 import { vaultHttp } from '../src/sdk/transport.js'
 import { startCountingProxy } from '../test/support/countingProxy.js'
 import type { BenchContext, Measured } from './context.js'
@@ -27,11 +27,6 @@ export type LedgerBench = {
   /** Whether every balance reconciled. */
   reconciled: boolean
 }
-
-const usdcAbi = parseAbi([
-  'function name() view returns (string)',
-  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
-])
 
 /**
  * The ledger of the merchant over 10,000 blocks that hold 1,000 x402 settlements (smoke: 1,000 blocks,

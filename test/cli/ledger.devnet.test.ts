@@ -80,7 +80,10 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
   it('--json lists every movement of the history, marked as it was paid, and reconciles', () => {
     const usdc = devnet.addresses.usdc
     expect(history.method).toBe(options.chain === 'base' ? 'eip3009' : 'permit2')
-    expect(ledger.closing).toMatchObject({ blockNumber: history.toBlock.toString() })
+    // The scan runs to the latest block: the history's last, or an empty one the devnet mined since.
+    expect(BigInt((ledger.closing as { blockNumber: string }).blockNumber)).toBeGreaterThanOrEqual(
+      history.toBlock,
+    )
     expect(ledger.reconciled).toBe(true)
     const atomic = (value: bigint) => value.toString()
     expect(
