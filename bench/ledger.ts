@@ -8,11 +8,16 @@ import {
   parseSignature,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createVaultClient, type VaultChainName } from '../src/index.js'
+import {
+  createVaultClient,
+  type VaultChainName,
+  VaultError,
+  type VaultLedger,
+} from '../src/index.js'
 import { usdcAbi } from '../src/sdk/abis/index.js'
 import { vaultHttp } from '../src/sdk/transport.js'
 import { startCountingProxy } from '../test/support/countingProxy.js'
-import type { BenchContext, Measured } from './context.js'
+import { type BenchContext, type Measured, notMeasured } from './context.js'
 
 /** One ledger scan over a busy stretch of chain (issue #23). */
 export type LedgerBench = {
@@ -132,9 +137,20 @@ export async function measureLedger(ctx: BenchContext): Promise<Measured<LedgerB
       addresses: devnet.addresses,
     })
     const started = performance.now()
-    const { result: ledger, requests } = await proxy.measure(() =>
-      vault.getLedger({ wallet: merchant, fromBlock, toBlock }),
-    )
+    let measured: { result: VaultLedger; requests: number }
+    try {
+      measured = await proxy.measure(() =>
+        vault.getLedger({ wallet: merchant, fromBlock, toBlock }),
+      )
+    } catch (error) {
+      // The opening balances are read at the block before the scan: anvil may have dropped the state
+      // that far back (it keeps a bounded number of past states), as a node that is no archive does.
+      if (error instanceof VaultError && error.category === 'rpc') {
+        return notMeasured(`the devnet kept no state ${blocks} blocks back: ${error.message}`)
+      }
+      throw error
+    }
+    const { result: ledger, requests } = measured
     const ms = Math.round(performance.now() - started)
     const found = ledger.entries.filter((entry) => entry.kind === 'x402').length
     if (found !== settlements) {
