@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { defineConfig, type Options } from 'tsup'
 
 const shared: Options = {
@@ -10,6 +11,18 @@ const shared: Options = {
 
 /** The bins' chunks, in a folder of their own (under `dist`) that only the bins' build writes. */
 const binChunks = 'bin-chunks'
+/**
+ * uPlot's script and style, which `x402-vault ledger --html` inlines into its page: the bins carry them
+ * (uPlot is a dev dependency), so that `npx x402-vault` still installs nothing but this package.
+ */
+function uPlotSources(): string {
+  const read = (path: string) => readFileSync(createRequire(import.meta.url).resolve(path), 'utf8')
+  return JSON.stringify({
+    script: read('uplot/dist/uPlot.iife.min.js'),
+    style: read('uplot/dist/uPlot.min.css'),
+  })
+}
+
 /** What the second build below writes into `dist`: the library's clean must keep it. */
 const binOutputs = ['cli/index.js', 'mcp/bin.js', `${binChunks}/**`]
 
@@ -49,6 +62,7 @@ export default defineConfig([
     external: ['pg'],
     splitting: true,
     clean: false,
+    define: { __X402_VAULT_UPLOT__: uPlotSources() },
     esbuildOptions(options) {
       options.chunkNames = `${binChunks}/[name]-[hash]`
     },

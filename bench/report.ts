@@ -4,6 +4,7 @@ import type { Burst } from './burst.js'
 import type { ColdStart } from './coldStart.js'
 import type { Measured } from './context.js'
 import type { ImportTime } from './importTime.js'
+import type { LedgerBench } from './ledger.js'
 import type { NpxStart } from './npxStart.js'
 import type { PaidRequestLatency } from './paidLatency.js'
 import type { RoundTripsResult, RpcRoundTrips } from './roundTrips.js'
@@ -32,7 +33,7 @@ export type BenchReport = {
   nodeStartMs: number
   sweep: Sweep | null
   /** Why a value is `null`: what it needs before it can be measured. */
-  notMeasured: Partial<Record<'paidRequestLatency' | 'burst' | 'sweep', string>>
+  notMeasured: Partial<Record<'paidRequestLatency' | 'burst' | 'sweep' | 'ledger', string>>
   budgets: BudgetCheck[]
   /** The names of the budgets broken; the bench exits 1 when there is any. */
   overBudget: string[]
@@ -40,6 +41,8 @@ export type BenchReport = {
   sdk: Record<string, SdkCall>
   /** `npx -y x402-vault@beta` from a local registry; `null` in a smoke run (the tests start it). */
   npxStart: NpxStart | null
+  /** One ledger scan over a busy stretch of chain. */
+  ledger: LedgerBench | null
   details: {
     rpcMethods: RoundTripsResult['rpcMethods']
     mcpColdStartRunsMs: number[]
@@ -62,6 +65,7 @@ export type Measurements = {
   paidRequestLatency: Measured<PaidRequestLatency>
   burst: Measured<Burst>
   sweep: Measured<Sweep>
+  ledger: Measured<LedgerBench>
   sdk: Record<string, SdkCall>
   npxStart: NpxStart | null
 }
@@ -91,6 +95,7 @@ export function buildReport(
   const paidRequestLatency = measuredValue('paidRequestLatency', measured.paidRequestLatency)
   const burst = measuredValue('burst', measured.burst)
   const sweep = measuredValue('sweep', measured.sweep)
+  const ledger = measuredValue('ledger', measured.ledger)
 
   const budgets: BudgetCheck[] = [
     atMost('rpcRoundTrips.startup', rpcRoundTrips.startup, 2, 'round trips'),
@@ -128,6 +133,7 @@ export function buildReport(
     overBudget: budgets.filter((check) => check.within === false).map((check) => check.name),
     sdk: measured.sdk,
     npxStart: measured.npxStart,
+    ledger,
     details: {
       rpcMethods,
       mcpColdStartRunsMs: measured.coldStart.runsMs,
@@ -196,7 +202,7 @@ export function formatReport(report: BenchReport): string {
         return [name, value, check ? `≤ ${check.max} ${check.unit}` : '—', verdict(check)]
       })
     : [['npx -y x402-vault@beta', 'not run in a smoke run', '', '']]
-  const seller = (['paidRequestLatency', 'burst', 'sweep'] as const).map((key) => [
+  const seller = (['paidRequestLatency', 'burst', 'sweep', 'ledger'] as const).map((key) => [
     key,
     report[key] === null ? `not measured: ${report.notMeasured[key]}` : JSON.stringify(report[key]),
   ])
@@ -220,7 +226,7 @@ export function formatReport(report: BenchReport): string {
     'Start-up: medians of fresh processes, interleaved',
     table([['what', 'measured', 'budget', ''], ...startup, ...npxRows]),
     '',
-    'Seller: paid requests through the devnet facilitator, sweeps on chain',
+    'Seller: paid requests through the devnet facilitator, sweeps on chain, a ledger scan',
     table(seller),
     '',
     'SDK calls in process (round trips at the transport; latency on the devnet)',

@@ -20,6 +20,7 @@ import { measureBurst } from './burst.js'
 import { measureColdStart } from './coldStart.js'
 import type { BenchContext } from './context.js'
 import { measureImportTime } from './importTime.js'
+import { measureLedger } from './ledger.js'
 import { measureNpxStart } from './npxStart.js'
 import { measurePaidRequestLatency } from './paidLatency.js'
 import { type BenchReport, buildReport, formatReport } from './report.js'
@@ -76,6 +77,7 @@ try {
     burst: await measureBurst(ctx),
     sweep: await measureSweep(ctx),
     npxStart: await measureNpxStart(ctx),
+    ledger: await measureLedger(ctx),
   }
   const report = buildReport(measured, { chain: devnet.chain, chainId: devnet.chainId, smoke })
   process.stdout.write(

@@ -26,6 +26,17 @@ export {
   type EnsureInitializedResult,
   ensureInitializedAndWait,
 } from './sdk/actions/ensureInitializedAndWait.js'
+export {
+  type GetLedgerParameters,
+  getLedger,
+  type LedgerEntry,
+  type LedgerEntryKind,
+  type LedgerPosition,
+  type LedgerPositionPoint,
+  type LedgerTokenSummary,
+  type LedgerTotals,
+  type VaultLedger,
+} from './sdk/actions/getLedger.js'
 export { getMinDeposit } from './sdk/actions/getMinDeposit.js'
 export { getPosition, type VaultPosition } from './sdk/actions/getPosition.js'
 export { getShareBalance } from './sdk/actions/getShareBalance.js'

@@ -1,7 +1,9 @@
 import { type Account, createPublicClient, createWalletClient } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import {
   createVaultContext,
   loadVaultAddresses,
+  parseUsdc,
   type VaultChainName,
   type VaultContext,
   VaultError,
@@ -127,4 +129,42 @@ async function connect(
     chain,
     addresses,
   })
+}
+
+/** A USDC amount option (`--reserve 50`), in base units. */
+export function usdcFlag(text: string, flag: string): bigint {
+  try {
+    return parseUsdc(text)
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`)
+  }
+}
+
+/** The merchant's account from its key; the key is never part of a message. */
+export function merchantAccount(key: string | undefined): Account {
+  if (key === undefined || key === '') {
+    throw new UsageError(
+      'MERCHANT_PRIVATE_KEY is not set: export the merchant wallet’s private key (0x + 64 hex digits).',
+    )
+  }
+  return accountFromKey(key, 'MERCHANT_PRIVATE_KEY')
+}
+
+/**
+ * An account from a private key read from the environment variable `variable` (with or without 0x);
+ * the key is never part of a message.
+ */
+export function accountFromKey(key: string, variable: string): Account {
+  const hex = key.trim()
+  const normalized = /^[0-9a-fA-F]{64}$/.test(hex) ? `0x${hex}` : hex
+  if (!/^0x[0-9a-fA-F]{64}$/.test(normalized)) {
+    throw new UsageError(
+      `${variable} is not a private key: expected 0x followed by 64 hex digits (it has ${key.length} characters).`,
+    )
+  }
+  try {
+    return privateKeyToAccount(normalized as `0x${string}`)
+  } catch {
+    throw new UsageError(`${variable} is not a valid secp256k1 private key.`)
+  }
 }

@@ -10,6 +10,8 @@ Commands:
   devnet    start a local chain with the vault protocol and an x402 facilitator
   mcp       start the MCP server over stdio (for AI clients; see the README)
   sweep     deposit the merchant's idle USDC above a reserve into the vault now
+  withdraw  take USDC out of the vault into the merchant wallet
+  ledger    list a wallet's payments, sweeps and withdrawals, with reconciled totals (reads only)
   status    print the vault's status (reads only)
 
 Run \`x402-vault <command> --help\` for a command's options.`
@@ -17,7 +19,7 @@ Run \`x402-vault <command> --help\` for a command's options.`
 /** Where a usage error points to: the command's own help once the command is known. */
 let helpCommand = 'x402-vault --help'
 
-const commands = new Set(['devnet', 'mcp', 'status', 'sweep'])
+const commands = new Set(['devnet', 'mcp', 'status', 'sweep', 'withdraw', 'ledger'])
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
@@ -39,10 +41,12 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'mcp') return runMcpCommand(rest)
   if (command === 'status') return (await import('./status.js')).runStatusCommand(rest, process.env)
   if (command === 'sweep') return (await import('./sweep.js')).runSweepCommand(rest)
+  if (command === 'withdraw') return (await import('./withdraw.js')).runWithdrawCommand(rest)
+  if (command === 'ledger') return (await import('./ledger.js')).runLedgerCommand(rest, process.env)
   throw new UsageError(
     command.startsWith('-')
       ? `Unknown option "${command}".`
-      : `Unknown command "${command}": the commands are devnet, mcp, sweep and status.`,
+      : `Unknown command "${command}": the commands are devnet, mcp, sweep, withdraw, ledger and status.`,
   )
 }
 

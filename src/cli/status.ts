@@ -1,16 +1,20 @@
 import { parseArgs } from 'node:util'
 import {
+  evmAddress,
   type Field,
   formatUsdc,
+  getPosition,
   getStatus,
   getYield,
   isUnavailable,
+  type VaultPosition,
   type VaultStatus,
   type VaultYield,
   type VenueYield,
 } from '../index.js'
 import { redactUrl, toJsonSafe } from '../sdk/shared.js'
 import { chainOption, connectionOptions, connectReadOnly, rpcUrlOption } from './connect.js'
+import { UsageError } from './usageError.js'
 
 export const statusUsage = `Usage: x402-vault status [options]
 
@@ -23,6 +27,7 @@ Options:
   --rpc <url>                   RPC URL (default: BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL,
                                 else the chain's public RPC)
   --addresses <path>            addresses JSON of a private deployment or the devnet
+  --wallet <address>            also the wallet's position: its value, cost basis and yield to date
   --json                        print JSON instead of a table
   -h, --help                    show this help`
 
@@ -38,6 +43,7 @@ export async function runStatusCommand(argv: string[], env: NodeJS.ProcessEnv): 
     args: argv,
     options: {
       ...connectionOptions,
+      wallet: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -47,16 +53,53 @@ export async function runStatusCommand(argv: string[], env: NodeJS.ProcessEnv): 
     process.stdout.write(`${statusUsage}\n`)
     return 0
   }
+  const wallet = values.wallet === undefined ? undefined : walletFlag(values.wallet)
   const chain = chainOption(values.chain)
   const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: true })
   const vault = await connectReadOnly(chain, rpcUrl, values.addresses)
-  const [status, rates] = await Promise.all([getStatus(vault), getYield(vault)])
+  const [status, rates, position] = await Promise.all([
+    getStatus(vault),
+    getYield(vault),
+    wallet === undefined ? undefined : getPosition(vault, { wallet }),
+  ])
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(toJsonSafe({ status, yield: rates }), null, 2)}\n`)
+    const report = { status, yield: rates, ...(position ? { position } : {}) }
+    process.stdout.write(`${JSON.stringify(toJsonSafe(report), null, 2)}\n`)
   } else {
-    process.stdout.write(`${statusTable(status, rates, redactUrl(rpcUrl)).join('\n')}\n`)
+    const lines = statusTable(status, rates, redactUrl(rpcUrl))
+    if (position) lines.push('', ...positionTable(position))
+    process.stdout.write(`${lines.join('\n')}\n`)
   }
   return 0
+}
+
+function walletFlag(text: string): `0x${string}` {
+  try {
+    return evmAddress(text)
+  } catch (error) {
+    throw new UsageError(`--wallet: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * A wallet's position as aligned lines: its shares, what they are worth, the USDC deposited and not yet
+ * withdrawn (the cost basis), and the yield to date on it, before the fee a withdrawal pays on yield.
+ */
+export function positionTable(position: VaultPosition): string[] {
+  const usdc = (value: Field<bigint>) => show(value, (amount) => `${formatUsdc(amount)} USDC`)
+  const rows: [string, string][] = [
+    ['Shares', show(position.shares, (shares) => formatUsdc(shares))],
+    ['Value now', usdc(position.currentValue)],
+    ['Deposited (cost basis)', usdc(position.deposited)],
+    ['Yield to date', `${usdc(position.accruedYield)} (before the fee on yield)`],
+    ['Withdrawable now', `${usdc(position.withdrawableUsdc)} (after the fee)`],
+    ['USDC in the wallet', usdc(position.liquidUsdc)],
+  ]
+  const width = Math.max(...rows.map(([label]) => label.length))
+  return [
+    `Position of ${position.wallet}`,
+    ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`),
+  ]
 }
 
 /** The status as aligned `label  value` lines, amounts in USDC. */

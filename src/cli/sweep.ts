@@ -5,7 +5,6 @@ import {
   ensureInitializedAndWait,
   formatUsdc,
   type NoDepositReason,
-  parseUsdc,
   previewDepositIdle,
   type SweepAmounts,
   type VaultChainName,
@@ -18,7 +17,9 @@ import {
   connectReadOnly,
   connectSigning,
   rpcUrlOption,
+  usdcFlag,
 } from './connect.js'
+import { usdcJson } from './format.js'
 import { operatorSetupJson, operatorSetupText, readOperatorSetup } from './operatorSetup.js'
 import { type SweepKey, sweepKeyOf, walletOption } from './sweepKey.js'
 import { UsageError } from './usageError.js'
@@ -283,7 +284,7 @@ function summary(report: SweepReport): string {
 
 /** The report as JSON: amounts as decimal USDC strings, with their base units alongside. */
 function toJson(report: SweepReport): string {
-  const amount = (value: bigint) => ({ usdc: formatUsdc(value), atomic: value.toString() })
+  const amount = usdcJson
   return JSON.stringify(
     {
       chain: report.chain,
@@ -302,12 +303,4 @@ function toJson(report: SweepReport): string {
     null,
     2,
   )
-}
-
-export function usdcFlag(text: string, flag: string): bigint {
-  try {
-    return parseUsdc(text)
-  } catch (error) {
-    throw new UsageError(`${flag}: ${(error as Error).message}`)
-  }
 }

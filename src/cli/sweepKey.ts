@@ -1,6 +1,6 @@
 import type { Account, Address } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { evmAddress } from '../index.js'
+import { accountFromKey } from './connect.js'
 import { UsageError } from './usageError.js'
 
 /**
@@ -30,7 +30,7 @@ export type SweepKey = {
 export function sweepKeyOf(env: NodeJS.ProcessEnv, walletFlag: string | undefined): SweepKey {
   const wallet = walletFlag === undefined ? undefined : walletOption(walletFlag)
   if (env.SWEEPER_PRIVATE_KEY) {
-    const account = accountOf(env.SWEEPER_PRIVATE_KEY, 'SWEEPER_PRIVATE_KEY')
+    const account = accountFromKey(env.SWEEPER_PRIVATE_KEY, 'SWEEPER_PRIVATE_KEY')
     if (!wallet) {
       throw new UsageError(
         'SWEEPER_PRIVATE_KEY is an operator key: pass the merchant wallet it sweeps with --wallet <address>.',
@@ -48,7 +48,7 @@ export function sweepKeyOf(env: NodeJS.ProcessEnv, walletFlag: string | undefine
       'MERCHANT_PRIVATE_KEY is not set: export the merchant wallet’s private key (0x + 64 hex digits), or an operator key as SWEEPER_PRIVATE_KEY with --wallet.',
     )
   }
-  const account = accountOf(env.MERCHANT_PRIVATE_KEY, 'MERCHANT_PRIVATE_KEY')
+  const account = accountFromKey(env.MERCHANT_PRIVATE_KEY, 'MERCHANT_PRIVATE_KEY')
   if (wallet && wallet !== account.address) {
     throw new UsageError(
       `--wallet ${wallet} is not the wallet of MERCHANT_PRIVATE_KEY (${account.address}); to sweep it with another key, set that key as SWEEPER_PRIVATE_KEY.`,
@@ -67,21 +67,5 @@ export function walletOption(text: string, flag = '--wallet'): Address {
     return evmAddress(text)
   } catch (error) {
     throw new UsageError(`${flag}: ${(error as Error).message}`)
-  }
-}
-
-/** An account from a private key; the key is never part of a message. */
-function accountOf(key: string, variable: string): Account {
-  const hex = key.trim()
-  const normalized = /^[0-9a-fA-F]{64}$/.test(hex) ? `0x${hex}` : hex
-  if (!/^0x[0-9a-fA-F]{64}$/.test(normalized)) {
-    throw new UsageError(
-      `${variable} is not a private key: expected 0x followed by 64 hex digits (it has ${key.length} characters).`,
-    )
-  }
-  try {
-    return privateKeyToAccount(normalized as `0x${string}`)
-  } catch {
-    throw new UsageError(`${variable} is not a valid secp256k1 private key.`)
   }
 }

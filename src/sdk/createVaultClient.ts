@@ -16,6 +16,7 @@ import {
   type EnsureInitializedResult,
   ensureInitializedAndWait,
 } from './actions/ensureInitializedAndWait.js'
+import { type GetLedgerParameters, getLedger, type VaultLedger } from './actions/getLedger.js'
 import { getMinDeposit } from './actions/getMinDeposit.js'
 import { getPosition, type VaultPosition } from './actions/getPosition.js'
 import { getShareBalance } from './actions/getShareBalance.js'
@@ -139,6 +140,17 @@ export type VaultActions = {
    * const position = await vault.getPosition({ wallet: merchant.address })
    */
   getPosition: (params: { wallet: Address }) => Promise<VaultPosition>
+  /**
+   * Lists a wallet's money over a range of blocks from the chain's logs, oldest first: x402 settlements
+   * received (EIP-3009 or Permit2), other transfers, sweeps, withdrawals with their fees; with totals exact
+   * to the base unit that reconcile the opening and closing balances of the wallet and of the position.
+   *
+   * @param params - `wallet`, `fromBlock`, and optionally `toBlock`, `positionHistory`, `maxBlockRange`, `onProgress`.
+   * @returns The entries, the totals, and each token's and the position's reconciliation.
+   * @example
+   * const ledger = await vault.getLedger({ wallet, fromBlock: latest - 43_200n })
+   */
+  getLedger: (params: GetLedgerParameters) => Promise<VaultLedger>
   /**
    * Shares a deposit of `amount` would mint now (the router's `previewDeposit`).
    *
@@ -436,6 +448,7 @@ function decorate<extended extends object>(
     getStatus: () => getStatus(context),
     getYield: () => getYield(context),
     getPosition: (params) => getPosition(context, params),
+    getLedger: (params) => getLedger(context, params),
     previewDeposit: (params) => previewDeposit(context, params),
     previewRedeem: (params) => previewRedeem(context, params),
     previewWithdrawNet: (params) => previewWithdrawNet(context, params),

@@ -7,7 +7,13 @@ export { toVaultError } from './errors/toVaultError.js'
 export { importPeer, type PeerFeature } from './importPeer.js'
 export { MAX_SLIPPAGE_BPS } from './internal/validate.js'
 export { withGasMargin } from './internal/write.js'
-export { getLogsInRanges, isLogRangeTooLarge, type LogRangeLimit } from './logRanges.js'
+export {
+  DEFAULT_LOG_SPAN,
+  getLogsInRanges,
+  isLogRangeTooLarge,
+  type LogRangeLimit,
+  readInRanges,
+} from './logRanges.js'
 export { redactSecrets, redactUrl } from './redact.js'
 export { SettlementRecord } from './seller/settlementRecord.js'
 export { resolveSweepSettings, type SweepSettings } from './seller/sweep.js'

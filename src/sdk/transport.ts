@@ -1,6 +1,7 @@
 import { type EIP1193RequestFn, type HttpTransport, type HttpTransportConfig, http } from 'viem'
 import { MalformedRpcAnswerError, readRpcFailure } from './errors/rpc.js'
 import { sleep } from './internal/sleep.js'
+import { isLogRangeTooLarge } from './logRanges.js'
 
 /** Options of {@link vaultHttp}: viem's `http()` options with a bounded, `Retry-After`-aware retry. */
 export type VaultHttpConfig = Omit<
@@ -32,7 +33,8 @@ const sendMethods = new Set(['eth_sendRawTransaction', 'eth_sendTransaction'])
  *   network failures and malformed answers: not JSON, not a JSON-RPC response, over the body size
  *   limit (`maxResponseBodySize`, viem's default 10 MiB), or `0x` where a number is due;
  * - not retried: reverts and other JSON-RPC errors, other 4xx; transaction sends are retried only on
- *   a 429 (a timed-out send may have gone through);
+ *   a 429 (a timed-out send may have gone through); an `eth_getLogs` refused as too large (even with
+ *   a rate-limit code, as some providers answer it) fails at once, for the caller to ask for less;
  * - the wait is the server's `Retry-After` (seconds or HTTP date) when present, else exponential
  *   backoff; no single wait exceeds `maxRetryDelay`.
  *
@@ -102,6 +104,8 @@ export function retryDecision(
 ): { retry: boolean; retryAfterMs?: number } {
   const failure = readRpcFailure(error)
   if (!failure) return { retry: false }
+  // The same request would be refused again: the log scan asks for a smaller range instead.
+  if (method === 'eth_getLogs' && isLogRangeTooLarge(error)) return { retry: false }
   const withWait = (retry: boolean) =>
     failure.retryAfterMs === undefined ? { retry } : { retry, retryAfterMs: failure.retryAfterMs }
   if (sendMethods.has(method)) return withWait(failure.rateLimited)

@@ -2,7 +2,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { parseUsdc } from '../../src/index.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
+import { devnetClients } from '../support/devnet.js'
 import { runCli } from '../support/runCli.js'
 
 const run = runCli
@@ -47,6 +49,40 @@ describe('x402-vault status', () => {
     expect(report.status).toMatchObject({ chain: 'base-sepolia', chainId: 84532 })
     expect(report.status.minDeposit).toBe('10000000')
     expect(report.yield.optimal.venue).toBe('morpho')
+  })
+
+  it('--wallet adds the position: its value, cost basis and yield to date', async () => {
+    const t = devnetClients(devnet)
+    await t.vault.ensureInitializedAndWait()
+    await t.vault.depositAndWait({ amount: parseUsdc('100') })
+    await devnet.advanceTime(30n * 24n * 3600n)
+    const wallet = devnet.accounts.merchant.address
+    const [table, json] = await Promise.all([
+      run(['status', '--rpc', devnet.rpcUrl, '--addresses', addresses, '--wallet', wallet]),
+      run([
+        'status',
+        '--json',
+        '--rpc',
+        devnet.rpcUrl,
+        '--addresses',
+        addresses,
+        '--wallet',
+        wallet,
+      ]),
+    ])
+    expect(table.stderr).toBe('')
+    expect(table.code).toBe(0)
+    const { position } = JSON.parse(json.stdout)
+    expect(position.deposited).toBe('100000000')
+    const accrued = BigInt(position.accruedYield)
+    expect(accrued).toBeGreaterThan(0n)
+    expect(accrued).toBe(BigInt(position.currentValue) - 100_000_000n)
+    expect(table.stdout).toContain(`Position of ${wallet}`)
+    expect(table.stdout).toMatch(/^ {2}Deposited \(cost basis\) +100 USDC$/m)
+    expect(table.stdout).toMatch(/^ {2}Yield to date +0\.\d+ USDC \(before the fee on yield\)$/m)
+    const bad = await run(['status', '--wallet', '0x1234'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--wallet')
   })
 
   it('answers --help, and refuses unknown flags and chains with exit code 2', async () => {

@@ -26,6 +26,8 @@ export const usdcAbi = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
   'event Transfer(address indexed from, address indexed to, uint256 value)',
   'event Approval(address indexed owner, address indexed spender, uint256 value)',
+  // EIP-3009: emitted by `transferWithAuthorization`, so the ledger can tell an x402 payment from a transfer
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
   'error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)',
   'error ERC20InvalidSender(address sender)',
   'error ERC20InvalidReceiver(address receiver)',

@@ -1,0 +1,282 @@
+/**
+ * `x402-vault ledger`, the built bin, over a merchant history with a known answer made on each chain's
+ * devnet: on `base` x402 pays with EIP-3009 (Circle's USDC), on base-sepolia (Aave's test USDC) through
+ * x402's Permit2 proxy, with a payment in Circle's test USDC beside it. JSON, CSV and the reconciliation
+ * against the history; on base-sepolia also an RPC that refuses wide log ranges, and the HTML report in
+ * headless Chromium.
+ */
+import { mkdtemp, readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import chromium from '@sparticuz/chromium'
+import { parse } from 'csv-parse/sync'
+import { chromium as playwright } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { csvColumns } from '../../src/cli/ledgerFormat.js'
+import type { Devnet, StartDevnetOptions } from '../../src/devnet/startDevnet.js'
+import { writeAddressesFile } from '../support/addressesFile.js'
+import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
+import { type DevnetClients, useDevnet } from '../support/devnet.js'
+import { type MerchantHistory, makeMerchantHistory } from '../support/merchantHistory.js'
+import { runCli } from '../support/runCli.js'
+
+type JsonAmount = { usdc: string; atomic: string }
+type JsonEntry = {
+  kind: string
+  token: string
+  txHash: string
+  counterparty: string
+  x402Method: string | null
+  amount: JsonAmount
+  fee: JsonAmount
+  shares: JsonAmount
+  yieldRealised: JsonAmount
+  balanceAfter: JsonAmount
+}
+
+const chains: [string, StartDevnetOptions][] = [
+  ['base (EIP-3009)', { chain: 'base' }],
+  ['base-sepolia (Permit2)', { chain: 'base-sepolia', usdc: 'aave-test' }],
+]
+
+describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
+  let devnet: Devnet
+  let t: DevnetClients
+  let history: MerchantHistory
+  let addressesPath: string
+  let ledger: { entries: JsonEntry[] } & Record<string, unknown>
+  useDevnet(options, async (started, clients) => {
+    devnet = started
+    t = clients
+    history = await makeMerchantHistory(devnet, t)
+  })
+  const rpcVariable = () =>
+    options.chain === 'base' ? 'BASE_MAINNET_RPC_URL' : 'BASE_SEPOLIA_RPC_URL'
+  const run = (args: string[], rpcUrl = devnet.rpcUrl) =>
+    runCli(
+      [
+        'ledger',
+        '--chain',
+        options.chain as string,
+        '--addresses',
+        addressesPath,
+        '--wallet',
+        devnet.accounts.merchant.address,
+        '--from-block',
+        history.fromBlock.toString(),
+        ...args,
+      ],
+      { [rpcVariable()]: rpcUrl },
+    )
+  beforeAll(async () => {
+    addressesPath = await writeAddressesFile(devnet)
+    const output = await run(['--json'])
+    expect(output.stderr).toBe('')
+    expect(output.code).toBe(0)
+    ledger = JSON.parse(output.stdout)
+  })
+
+  it('--json lists every movement of the history, marked as it was paid, and reconciles', () => {
+    const usdc = devnet.addresses.usdc
+    expect(history.method).toBe(options.chain === 'base' ? 'eip3009' : 'permit2')
+    // The scan runs to the latest block: the history's last, or an empty one the devnet mined since.
+    expect(BigInt((ledger.closing as { blockNumber: string }).blockNumber)).toBeGreaterThanOrEqual(
+      history.toBlock,
+    )
+    expect(ledger.reconciled).toBe(true)
+    const atomic = (value: bigint) => value.toString()
+    expect(
+      ledger.entries.map((entry) => ({
+        kind: entry.kind,
+        token: entry.token.toLowerCase(),
+        txHash: entry.txHash,
+        counterparty: entry.counterparty.toLowerCase(),
+        x402Method: entry.x402Method,
+        amount: entry.amount.atomic,
+        shares: entry.shares.atomic,
+        fee: entry.fee.atomic,
+        yieldRealised: entry.yieldRealised.atomic,
+      })),
+    ).toEqual(
+      history.entries.map((entry) => ({
+        kind: entry.kind,
+        token: entry.token.toLowerCase(),
+        txHash: entry.txHash,
+        counterparty: entry.counterparty.toLowerCase(),
+        x402Method: entry.x402Method,
+        amount: atomic(entry.amount),
+        shares: atomic(entry.shares),
+        fee: atomic(entry.fee),
+        yieldRealised: atomic(entry.yieldRealised),
+      })),
+    )
+    const sum = (kind: string) =>
+      history.entries
+        .filter((entry) => entry.kind === kind && entry.token === usdc)
+        .reduce((total, entry) => total + entry.amount, 0n)
+    const fees = history.entries.reduce((total, entry) => total + entry.fee, 0n)
+    const totals = ledger.totals as Record<string, JsonAmount>
+    expect(totals.receivedX402?.atomic).toBe(atomic(sum('x402')))
+    expect(totals.receivedOther?.atomic).toBe(atomic(sum('transfer-in')))
+    expect(totals.deposited?.atomic).toBe(atomic(sum('sweep')))
+    expect(totals.withdrawn?.atomic).toBe(atomic(sum('withdrawal')))
+    expect(totals.sentOther?.atomic).toBe(atomic(sum('transfer-out')))
+    expect(totals.feesPaid?.atomic).toBe(atomic(fees))
+    // Everything was withdrawn: the yield is what came back beyond what went in, fees included.
+    expect(totals.positionValue?.atomic).toBe('0')
+    expect(BigInt(totals.yieldEarned?.atomic as string)).toBe(
+      sum('withdrawal') + fees - sum('sweep'),
+    )
+    const tokens = ledger.tokens as { token: string; balanced: boolean }[]
+    expect(tokens.map((token) => token.token.toLowerCase())).toEqual(
+      [usdc, devnet.tokens.circleTestUsdc]
+        .filter((token) => token !== undefined)
+        .map((token) => token.toLowerCase()),
+    )
+    expect(tokens.every((token) => token.balanced)).toBe(true)
+  })
+
+  it('--csv gives the same entries, and its amount column sums to the change in balance', async () => {
+    const output = await run(['--csv'])
+    expect(output.code).toBe(0)
+    const rows = parse(output.stdout, { columns: true }) as Record<string, string>[]
+    expect(Object.keys(rows[0] ?? {})).toEqual([...csvColumns])
+    expect(rows.map((row) => row.transaction)).toEqual(ledger.entries.map((entry) => entry.txHash))
+    for (const [i, row] of rows.entries()) {
+      const entry = ledger.entries[i] as JsonEntry
+      expect(row.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+      const signed = ['sweep', 'transfer-out'].includes(entry.kind)
+        ? `-${entry.amount.usdc}`
+        : entry.amount.usdc
+      expect(row.amount).toBe(signed)
+      expect(row.x402_method).toBe(entry.x402Method ?? '')
+      expect(row.balance_after).toBe(entry.balanceAfter.usdc)
+    }
+    const [vaultToken] = ledger.tokens as {
+      token: string
+      openingBalance: JsonAmount
+      closingBalance: JsonAmount
+    }[]
+    const units = (text: string) => {
+      const [whole = '0', fraction = ''] = text.replace('-', '').split('.')
+      const value = BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'))
+      return text.startsWith('-') ? -value : value
+    }
+    const change = rows
+      .filter((row) => row.token_address?.toLowerCase() === vaultToken?.token.toLowerCase())
+      .reduce((total, row) => total + units(row.amount as string), 0n)
+    expect(change).toBe(
+      BigInt(vaultToken?.closingBalance.atomic as string) -
+        BigInt(vaultToken?.openingBalance.atomic as string),
+    )
+  })
+
+  it.runIf(options.chain === 'base')(
+    '--since reaches back to where the chain’s history begins, and lists the history',
+    async () => {
+      const output = await runCli(
+        [
+          'ledger',
+          '--chain',
+          'base',
+          '--addresses',
+          addressesPath,
+          '--wallet',
+          devnet.accounts.merchant.address,
+          '--since',
+          '365d',
+          '--json',
+        ],
+        { BASE_MAINNET_RPC_URL: devnet.rpcUrl },
+      )
+      expect(output.stderr).toBe('')
+      expect(output.code).toBe(0)
+      const since = JSON.parse(output.stdout)
+      expect(since.reconciled).toBe(true)
+      expect(BigInt(since.opening.blockNumber)).toBeLessThan(history.fromBlock)
+      const txs = since.entries.map((entry: JsonEntry) => entry.txHash)
+      expect(txs.slice(-ledger.entries.length)).toEqual(ledger.entries.map((e) => e.txHash))
+    },
+  )
+
+  it.runIf(options.chain === 'base-sepolia')(
+    'an RPC that refuses wide log ranges: the scan narrows its ranges and lists the same',
+    async () => {
+      const proxy: CountingProxy = await startCountingProxy(devnet.rpcUrl)
+      try {
+        // HTTP 413 (the answer would be too large) for any eth_getLogs over more than 4 blocks.
+        proxy.setInterceptor((calls) =>
+          calls.some((call) => {
+            const filter = call.params?.[0] as { fromBlock?: string; toBlock?: string } | undefined
+            return (
+              call.method === 'eth_getLogs' &&
+              filter?.fromBlock !== undefined &&
+              filter.toBlock !== undefined &&
+              BigInt(filter.toBlock) - BigInt(filter.fromBlock) + 1n > 4n
+            )
+          })
+            ? 413
+            : undefined,
+        )
+        const output = await run(['--json'], proxy.url)
+        expect(output.stderr).toBe('')
+        expect(output.code).toBe(0)
+        expect(JSON.parse(output.stdout)).toEqual(ledger)
+      } finally {
+        await proxy.close()
+      }
+    },
+  )
+
+  it.runIf(options.chain === 'base-sepolia')(
+    '--html writes a page that draws its chart offline, with the ledger’s totals',
+    async () => {
+      const path = join(await mkdtemp(join(tmpdir(), 'x402-vault-ledger-')), 'ledger.html')
+      const output = await run(['--html', path])
+      expect(output.code).toBe(0)
+      expect(output.stdout).toContain(`Report written to ${path}`)
+      expect(output.stdout).toContain('reconciled')
+      expect(await readFile(path, 'utf8')).toMatch(/^<!doctype html>/)
+
+      const browser = await playwright.launch({
+        executablePath: await chromium.executablePath(),
+        headless: true,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      })
+      try {
+        // Under LANG=C Chromium's default locale is "en-US@posix", which Intl (and so uPlot's time
+        // axis) refuses; a desktop browser has a real one.
+        const page = await browser.newPage({ locale: 'en-US' })
+        const problems: string[] = []
+        const requests: string[] = []
+        page.on('console', (message) => {
+          if (message.type() === 'error' || message.type() === 'warning')
+            problems.push(message.text())
+        })
+        page.on('pageerror', (error) => problems.push(error.message))
+        page.on('request', (request) => requests.push(request.url()))
+        const url = pathToFileURL(path).href
+        await page.goto(url, { waitUntil: 'load' })
+        await page.waitForSelector('#chart canvas')
+        expect(problems).toEqual([])
+        expect(requests).toEqual([url])
+        const shown = await page.$$eval('[data-total]', (cells) =>
+          cells.map((cell) => [cell.getAttribute('data-total'), cell.textContent]),
+        )
+        const totals = ledger.totals as Record<string, JsonAmount>
+        expect(shown.length).toBe(8)
+        for (const [key, text] of shown) expect(text).toBe(totals[key as string]?.usdc)
+        const rows = await page.$$eval('#entries tbody tr', (trs) => trs.length)
+        expect(rows).toBe(ledger.entries.length)
+        // The chart's legend names each series; the x402 settlements are on it.
+        const legend = await page.$$eval('.u-legend .u-label', (labels) =>
+          labels.map((label) => label.textContent),
+        )
+        expect(legend).toContain('x402 settlement')
+      } finally {
+        await browser.close()
+      }
+    },
+  )
+})

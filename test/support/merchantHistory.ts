@@ -1,0 +1,227 @@
+/**
+ * A merchant's money history with a known answer, made on a devnet with real transactions: x402 payments
+ * settled by x402's own facilitator code (EIP-3009 where the vault's USDC has it, else Permit2 through
+ * x402's exact proxy, with and without the EIP-2612 gas sponsoring), a plain transfer in, one out, sweeps,
+ * a month of yield, a partial withdrawal and a full one; on Base Sepolia also a payment in Circle's test
+ * USDC. It records what each step moved, from the SDK's results, for the ledger tests to compare with.
+ */
+import { x402Client } from '@x402/core/client'
+import type { PaymentRequirements } from '@x402/core/types'
+import { createPermit2ApprovalTx, toClientEvmSigner } from '@x402/evm'
+import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { declareEip2612GasSponsoringExtension } from '@x402/extensions'
+import { type Address, erc20Abi, type Hash, type PrivateKeyAccount } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { waitForTransactionReceipt } from 'viem/actions'
+import { createDevnetFacilitator } from '../../src/devnet/facilitator.js'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+import { parseUsdc } from '../../src/index.js'
+import type { DevnetClients } from './devnet.js'
+
+/** One movement the history made, as the ledger should list it. */
+export type ExpectedEntry = {
+  kind: 'x402' | 'transfer-in' | 'sweep' | 'withdrawal' | 'transfer-out'
+  token: Address
+  txHash: Hash
+  counterparty: Address
+  amount: bigint
+  x402Method: 'eip3009' | 'permit2' | null
+  shares: bigint
+  fee: bigint
+  yieldRealised: bigint
+}
+
+/** The history's blocks and what it did, in order. */
+export type MerchantHistory = {
+  /** The first block of the history (the one after the setup). */
+  fromBlock: bigint
+  /** The last block of the history. */
+  toBlock: bigint
+  entries: ExpectedEntry[]
+  /** The x402 methods the vault's USDC is paid with on this devnet. */
+  method: 'eip3009' | 'permit2'
+}
+
+const month = 30n * 24n * 3600n
+
+/**
+ * Makes the history on the devnet and returns what it did. The merchant must hold at least 100 USDC of
+ * each token and the buyer at least 50 (the devnet's default funding is 1,000 each).
+ *
+ * @param devnet - A devnet, with `usdc: 'aave-test'` on Base Sepolia for Permit2 payments.
+ * @param t - Its clients.
+ * @returns The blocks and the expected entries, in chain order.
+ * @example
+ * const history = await makeMerchantHistory(devnet, t)
+ * const ledger = await t.readOnly.getLedger({ wallet, fromBlock: history.fromBlock, toBlock: history.toBlock })
+ */
+export async function makeMerchantHistory(
+  devnet: Devnet,
+  t: DevnetClients,
+): Promise<MerchantHistory> {
+  const usdc = devnet.addresses.usdc
+  const { router } = devnet.addresses
+  const merchant = t.merchant.address
+  const buyer = privateKeyToAccount(devnet.accounts.buyer.privateKey)
+  const facilitator = createDevnetFacilitator({
+    rpcUrl: devnet.rpcUrl,
+    chain: devnet.viemChain,
+    account: privateKeyToAccount(devnet.accounts.facilitator.privateKey),
+  })
+  const method = devnet.tokens.usdcFlavour === 'aave-test' ? 'permit2' : 'eip3009'
+  // Registration is setup, before the history's first block.
+  await t.vault.ensureInitializedAndWait()
+  const fromBlock = (await t.publicClient.getBlockNumber()) + 1n
+  const entries: ExpectedEntry[] = []
+  const none = { x402Method: null, shares: 0n, fee: 0n, yieldRealised: 0n } as const
+
+  const pay = async (amount: bigint, options: { token?: Address; sponsored?: boolean } = {}) => {
+    const token = options.token ?? usdc
+    const tokenMethod = token === usdc ? method : 'eip3009'
+    const txHash = await settle(devnet, facilitator, buyer, t, {
+      token,
+      amount,
+      method: tokenMethod,
+      sponsored: options.sponsored ?? false,
+    })
+    entries.push({
+      ...none,
+      kind: 'x402',
+      token,
+      txHash,
+      counterparty: buyer.address,
+      amount,
+      x402Method: tokenMethod,
+    })
+  }
+  const transfer = async (from: PrivateKeyAccount, to: Address, amount: bigint) => {
+    const txHash = await t.walletFor(from).writeContract({
+      address: usdc,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [to, amount],
+    })
+    await mined(t, txHash)
+    return txHash
+  }
+  const sweep = async (amount: bigint) => {
+    const result = await t.vault.depositAndWait({ amount })
+    entries.push({
+      ...none,
+      kind: 'sweep',
+      token: usdc,
+      txHash: result.txHash,
+      counterparty: router,
+      amount,
+      shares: result.sharesMinted,
+    })
+  }
+  const withdraw = async (params: { amount: bigint } | { shares: bigint }) => {
+    const result = await t.vault.withdrawAndWait(params)
+    entries.push({
+      kind: 'withdrawal',
+      token: usdc,
+      txHash: result.txHash,
+      counterparty: router,
+      amount: result.usdcReturned,
+      x402Method: null,
+      shares: result.sharesBurned,
+      fee: result.feePaid,
+      yieldRealised: result.yieldEarned,
+    })
+  }
+
+  // Through Permit2, the first payment comes from a buyer who never approved Permit2 (x402's EIP-2612
+  // gas sponsoring: `settleWithPermit`); then the buyer approves it once, and pays with `settle`.
+  await pay(parseUsdc('1.25'), { sponsored: method === 'permit2' })
+  if (method === 'permit2') {
+    await mined(t, await t.walletFor(buyer).sendTransaction(createPermit2ApprovalTx(usdc)))
+  }
+  await pay(parseUsdc('0.5'))
+  const direct = parseUsdc('5')
+  entries.push({
+    ...none,
+    kind: 'transfer-in',
+    token: usdc,
+    txHash: await transfer(buyer, merchant, direct),
+    counterparty: buyer.address,
+    amount: direct,
+  })
+  if (devnet.tokens.circleTestUsdc)
+    await pay(parseUsdc('0.75'), { token: devnet.tokens.circleTestUsdc })
+  await sweep(parseUsdc('40'))
+  await pay(parseUsdc('2'))
+  await sweep(parseUsdc('20'))
+  const sent = parseUsdc('1')
+  const payee = devnet.accounts.deployer.address
+  entries.push({
+    ...none,
+    kind: 'transfer-out',
+    token: usdc,
+    txHash: await transfer(t.merchant, payee, sent),
+    counterparty: payee,
+    amount: sent,
+  })
+  await devnet.advanceTime(month)
+  await withdraw({ amount: parseUsdc('15') })
+  await withdraw({ shares: await t.vault.getShareBalance({ wallet: merchant }) })
+  const toBlock = await t.publicClient.getBlockNumber()
+  return { fromBlock, toBlock, entries, method }
+}
+
+/** Pays the merchant with x402's own client, settled by x402's own facilitator code; returns the transaction. */
+async function settle(
+  devnet: Devnet,
+  facilitator: ReturnType<typeof createDevnetFacilitator>,
+  buyer: PrivateKeyAccount,
+  t: DevnetClients,
+  payment: { token: Address; amount: bigint; method: 'eip3009' | 'permit2'; sponsored: boolean },
+): Promise<Hash> {
+  const network = `eip155:${devnet.chainId}` as const
+  const name = await t.publicClient.readContract({
+    address: payment.token,
+    abi: [
+      {
+        type: 'function',
+        name: 'name',
+        inputs: [],
+        outputs: [{ type: 'string' }],
+        stateMutability: 'view',
+      },
+    ],
+    functionName: 'name',
+  })
+  const version = payment.method === 'permit2' ? '1' : '2'
+  const requirements: PaymentRequirements = {
+    scheme: 'exact',
+    network,
+    asset: payment.token,
+    amount: payment.amount.toString(),
+    payTo: devnet.accounts.merchant.address,
+    maxTimeoutSeconds: 300,
+    extra: {
+      name,
+      version,
+      ...(payment.method === 'permit2' ? { assetTransferMethod: 'permit2' } : {}),
+    },
+  }
+  const client = new x402Client()
+    .register(network, new ExactEvmScheme(toClientEvmSigner(buyer, t.publicClient)))
+    // x402's default spend controls allow only the public default assets; the devnet's are ours.
+    .setSpendControls(false)
+  const signed = await client.createPaymentPayload({
+    x402Version: 2,
+    resource: { url: 'http://127.0.0.1/paid', description: 'test', mimeType: 'application/json' },
+    accepts: [requirements],
+    ...(payment.sponsored ? { extensions: declareEip2612GasSponsoringExtension() } : {}),
+  })
+  const settled = await facilitator.settle(signed, requirements)
+  if (!settled.success) throw new Error(`x402 settlement failed: ${settled.errorReason}`)
+  await mined(t, settled.transaction as Hash)
+  return settled.transaction as Hash
+}
+
+async function mined(t: DevnetClients, hash: Hash): Promise<void> {
+  const receipt = await waitForTransactionReceipt(t.publicClient, { hash })
+  if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`)
+}
