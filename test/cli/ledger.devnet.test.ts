@@ -172,9 +172,8 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
     )
   })
 
-  it.runIf(options.chain === 'base')(
-    '--since reaches back to where the chain’s history begins, and lists the history',
-    async () => {
+  if (options.chain === 'base')
+    it('--since reaches back to where the chain’s history begins, and lists the history', async () => {
       const output = await runCli(
         [
           'ledger',
@@ -197,12 +196,10 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
       expect(BigInt(since.opening.blockNumber)).toBeLessThan(history.fromBlock)
       const txs = since.entries.map((entry: JsonEntry) => entry.txHash)
       expect(txs.slice(-ledger.entries.length)).toEqual(ledger.entries.map((e) => e.txHash))
-    },
-  )
+    })
 
-  it.runIf(options.chain === 'base-sepolia')(
-    'an RPC that refuses wide log ranges: the scan narrows its ranges and lists the same',
-    async () => {
+  if (options.chain === 'base-sepolia')
+    it('an RPC that refuses wide log ranges: the scan narrows its ranges and lists the same', async () => {
       const proxy: CountingProxy = await startCountingProxy(devnet.rpcUrl)
       try {
         // HTTP 413 (the answer would be too large) for any eth_getLogs over more than 4 blocks.
@@ -226,12 +223,10 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
       } finally {
         await proxy.close()
       }
-    },
-  )
+    })
 
-  it.runIf(options.chain === 'base-sepolia')(
-    '--html writes a page that draws its chart offline, with the ledger’s totals',
-    async () => {
+  if (options.chain === 'base-sepolia')
+    it('--html writes a page that draws its chart offline, with the ledger’s totals', async () => {
       const path = join(await mkdtemp(join(tmpdir(), 'x402-vault-ledger-')), 'ledger.html')
       const output = await run(['--html', path])
       expect(output.code).toBe(0)
@@ -277,6 +272,5 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
       } finally {
         await browser.close()
       }
-    },
-  )
+    })
 })
