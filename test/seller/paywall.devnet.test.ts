@@ -432,13 +432,15 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
       const start = await merchantBalance()
       // 10 USDC is idle from the start (the protocol minimum): any sweep would deposit.
       const reserve = start - parseUsdc('10')
+      // The timeout also bounds the next sale's settlement, which the facilitator answers at its own
+      // pace: a Permit2 settlement on a loaded machine can take a few hundred milliseconds.
       const shop = await openShop(
         { minIdleThreshold: '0', reserve, debounceMs: 0 },
-        { paywall: { facilitator: { url: facilitator.url, timeoutMs: 300 } } },
+        { paywall: { facilitator: { url: facilitator.url, timeoutMs: 1_000 } } },
       )
       const readsBefore = rpc.sweepReads()
       // The settlement reaches the facilitator only after x402 stopped waiting for it, and is mined.
-      facilitator.setRule((path) => (path.endsWith('/settle') ? { delayMs: 600 } : undefined))
+      facilitator.setRule((path) => (path.endsWith('/settle') ? { delayMs: 1_500 } : undefined))
       const late = await shop.pay(shop.url('/paid'))
       expect(late.status).toBe(502)
       expect(await late.json()).toEqual({
