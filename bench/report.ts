@@ -10,6 +10,7 @@ import type { PaidRequestLatency } from './paidLatency.js'
 import type { RoundTripsResult, RpcRoundTrips } from './roundTrips.js'
 import type { SdkCall } from './sdkCalls.js'
 import type { Sweep } from './sweep.js'
+import type { X402Gas } from './x402Gas.js'
 
 /** One budget of PRODUCT.md §9 (or §4 for the SDK rows) against its measured value. */
 export type BudgetCheck = {
@@ -33,7 +34,9 @@ export type BenchReport = {
   nodeStartMs: number
   sweep: Sweep | null
   /** Why a value is `null`: what it needs before it can be measured. */
-  notMeasured: Partial<Record<'paidRequestLatency' | 'burst' | 'sweep' | 'ledger', string>>
+  notMeasured: Partial<
+    Record<'paidRequestLatency' | 'burst' | 'sweep' | 'ledger' | 'x402Gas', string>
+  >
   budgets: BudgetCheck[]
   /** The names of the budgets broken; the bench exits 1 when there is any. */
   overBudget: string[]
@@ -43,6 +46,8 @@ export type BenchReport = {
   npxStart: NpxStart | null
   /** One ledger scan over a busy stretch of chain. */
   ledger: LedgerBench | null
+  /** The gas of an x402 payment on each path (EIP-3009, Permit2 approved once, Permit2 sponsored). */
+  x402Gas: X402Gas | null
   details: {
     rpcMethods: RoundTripsResult['rpcMethods']
     mcpColdStartRunsMs: number[]
@@ -68,6 +73,7 @@ export type Measurements = {
   ledger: Measured<LedgerBench>
   sdk: Record<string, SdkCall>
   npxStart: NpxStart | null
+  x402Gas: Measured<X402Gas>
 }
 
 /**
@@ -96,6 +102,7 @@ export function buildReport(
   const burst = measuredValue('burst', measured.burst)
   const sweep = measuredValue('sweep', measured.sweep)
   const ledger = measuredValue('ledger', measured.ledger)
+  const x402Gas = measuredValue('x402Gas', measured.x402Gas)
 
   const budgets: BudgetCheck[] = [
     atMost('rpcRoundTrips.startup', rpcRoundTrips.startup, 2, 'round trips'),
@@ -134,6 +141,7 @@ export function buildReport(
     sdk: measured.sdk,
     npxStart: measured.npxStart,
     ledger,
+    x402Gas,
     details: {
       rpcMethods,
       mcpColdStartRunsMs: measured.coldStart.runsMs,
@@ -206,6 +214,19 @@ export function formatReport(report: BenchReport): string {
     key,
     report[key] === null ? `not measured: ${report.notMeasured[key]}` : JSON.stringify(report[key]),
   ])
+  const pathNames: Record<keyof X402Gas, string> = {
+    eip3009: 'EIP-3009 (Circle’s USDC, as on Base)',
+    permit2: 'Permit2, approved once (Base Sepolia)',
+    permit2Sponsored: 'Permit2, sponsored permit (first payment)',
+  }
+  const gas = report.x402Gas
+    ? Object.entries(report.x402Gas).map(([path, { buyerOnce, facilitatorPerPayment }]) => [
+        pathNames[path as keyof X402Gas],
+        String(buyerOnce),
+        '0',
+        String(facilitatorPerPayment),
+      ])
+    : [[`not measured: ${report.notMeasured.x402Gas}`]]
   const sdk = Object.entries(report.sdk).map(([name, call]) => {
     const check = checkNamed(`sdk.${name}`)
     return [
@@ -228,6 +249,9 @@ export function formatReport(report: BenchReport): string {
     '',
     'Seller: paid requests through the devnet facilitator, sweeps on chain, a ledger scan',
     table(seller),
+    '',
+    'x402 payment gas by path: the buyer only signs; the facilitator sends the settlement',
+    table([['path', 'buyer once', 'buyer per payment', 'facilitator per payment'], ...gas]),
     '',
     'SDK calls in process (round trips at the transport; latency on the devnet)',
     table([['call', 'round trips', 'budget', 'p50 ms', 'p95 ms', ''], ...sdk]),

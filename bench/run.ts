@@ -28,6 +28,7 @@ import { measureRoundTrips } from './roundTrips.js'
 import { measureSdkCalls } from './sdkCalls.js'
 import { merchantVaultClient } from './seller.js'
 import { measureSweep } from './sweep.js'
+import { measureX402Gas } from './x402Gas.js'
 
 const options = process.argv.slice(2)
 const [flag, savedReport] = options
@@ -68,11 +69,15 @@ try {
   const coldStart = await measureColdStart(ctx)
   const importTime = measureImportTime(ctx)
   await revokeAllowance(devnet)
+  // First among the seller rows: it measures the buyer's Permit2 approval, after which the buyer pays
+  // as a regular one does (concurrently, in the burst).
+  const x402Gas = await measureX402Gas(ctx)
   const measured = {
     roundTrips,
     sdk,
     coldStart,
     importTime,
+    x402Gas,
     paidRequestLatency: await measurePaidRequestLatency(ctx),
     burst: await measureBurst(ctx),
     sweep: await measureSweep(ctx),

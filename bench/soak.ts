@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import { createPublicClient, http, isAddressEqual } from 'viem'
 import { startDevnet } from '../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi } from '../src/index.js'
-import { sweepEvents, usdcBalance } from '../test/support/merchant.js'
+import { approvePermit2Once, sweepEvents, usdcBalance } from '../test/support/merchant.js'
 import { buyerFetch } from '../test/support/merchantApps.js'
 import { openPaywallShop, withDeadline } from './seller.js'
 
@@ -53,6 +53,8 @@ try {
     onIdleDeposit: events.onIdleDeposit,
     onNonFatalError: events.onNonFatalError,
   })
+  // A buyer who pays this often approves Permit2 once (Base Sepolia's USDC has no EIP-3009).
+  await approvePermit2Once(devnet)
   const pay = buyerFetch(devnet)
   const burst = async () => {
     const responses = await Promise.all(Array.from({ length: burstSize }, () => pay(shop.paidUrl)))

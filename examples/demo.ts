@@ -14,10 +14,23 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { x402Client } from '@x402/core/client'
+import { decodePaymentResponseHeader } from '@x402/core/http'
+import {
+  toClientEvmSigner,
+  x402ExactPermit2ProxyABI,
+  x402ExactPermit2ProxyAddress,
+} from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import express from 'express'
-import { createPublicClient, createWalletClient, type Hex, http } from 'viem'
+import {
+  createPublicClient,
+  createWalletClient,
+  decodeFunctionData,
+  type Hash,
+  http,
+  isAddressEqual,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { type Devnet, startDevnet, writeAddressesFile } from '../src/devnet/index.js'
 import {
@@ -76,6 +89,7 @@ async function main() {
     if (response.status !== 200) throw new Error(`payment ${i} answered HTTP ${response.status}`)
     await response.json()
     row(`payment ${i}`, `${usdc(price)}   wallet ${usdc(await merchant.liquid())}`)
+    if (i === 1) say(await howPaid(devnet, response))
     if (i === 1) {
       // A manual sweep in the sweeper's own queue shows the rule holding the money back.
       const sweep = await merchant.paywall.sweeper.depositIdle()
@@ -222,16 +236,52 @@ async function startMerchant(devnet: Devnet) {
   }
 }
 
-/** A fetch that pays 402 answers as the devnet's buyer, with x402's client and exact EVM scheme. */
+/**
+ * A fetch that pays 402 answers as the devnet's buyer, with x402's client and exact EVM scheme. The scheme
+ * reads the chain (Permit2 allowance, the token's permit nonce) so that it can sign an EIP-2612 permit when
+ * the seller offers gas sponsoring. x402's spend controls stay on: the buyer opts in to the vault's USDC,
+ * which on Base Sepolia is not one of x402's default assets.
+ */
 function buyerFetch(devnet: Devnet) {
+  const network = `eip155:${devnet.chainId}` as const
+  const publicClient = createPublicClient({
+    chain: devnet.viemChain,
+    transport: http(devnet.rpcUrl),
+  })
+  const signer = toClientEvmSigner(
+    privateKeyToAccount(devnet.accounts.buyer.privateKey),
+    publicClient,
+  )
   const client = new x402Client()
-    .register(
-      `eip155:${devnet.chainId}`,
-      new ExactEvmScheme(privateKeyToAccount(devnet.accounts.buyer.privateKey as Hex)),
-    )
-    // x402's default spend controls allow only the public default assets; the devnet USDC is ours.
-    .setSpendControls(false)
+    .register(network, new ExactEvmScheme(signer))
+    .setSpendControls({ allowedAssets: [{ network, asset: devnet.addresses.usdc }] })
   return wrapFetchWithPayment(fetch, client)
+}
+
+/** One line on how the buyer paid, read from the settlement transaction the facilitator sent. */
+async function howPaid(devnet: Devnet, response: Response): Promise<string> {
+  const header = response.headers.get('PAYMENT-RESPONSE')
+  if (!header) throw new Error('the paid response has no PAYMENT-RESPONSE header')
+  const hash = decodePaymentResponseHeader(header).transaction as Hash
+  const publicClient = createPublicClient({
+    chain: devnet.viemChain,
+    transport: http(devnet.rpcUrl),
+  })
+  const [settlement, buyerTransactions] = await Promise.all([
+    publicClient.getTransaction({ hash }),
+    publicClient.getTransactionCount({ address: devnet.accounts.buyer.address }),
+  ])
+  if (settlement.to && isAddressEqual(settlement.to, x402ExactPermit2ProxyAddress)) {
+    // Base Sepolia's USDC has no EIP-3009: x402 pays it through Permit2. A buyer who never approved
+    // Permit2 signs an EIP-2612 permit that the facilitator submits with the payment (gas sponsoring).
+    const { functionName } = decodeFunctionData({
+      abi: x402ExactPermit2ProxyABI,
+      data: settlement.input,
+    })
+    const sponsored = functionName === 'settleWithPermit' ? ' with a sponsored permit' : ''
+    return `   paid through Permit2${sponsored} (Base Sepolia's USDC has no EIP-3009); buyer transactions: ${buyerTransactions}`
+  }
+  return `   paid with EIP-3009 (transferWithAuthorization); buyer transactions: ${buyerTransactions}`
 }
 
 /** The built MCP server on stdio, its stderr kept off our stdout, and a real MCP client on it. */

@@ -8,9 +8,5 @@ export {
   type StartDevnetOptions,
   startDevnet,
 } from './startDevnet.js'
-export {
-  circleTestUsdcAddress,
-  type DevnetTokens,
-  type DevnetUsdcFlavour,
-} from './tokens.js'
+export { circleTestUsdcAddress, type DevnetTokens } from './tokens.js'
 export { writeAddressesFile } from './writeAddressesFile.js'

@@ -20,13 +20,7 @@ import {
   oracleSeedDelaySeconds,
 } from './deploy.js'
 import { DevnetError } from './errors.js'
-import {
-  type DevnetTokens,
-  type DevnetUsdcFlavour,
-  devnetUsdcFlavours,
-  installCircleTestUsdc,
-  installVaultUsdc,
-} from './tokens.js'
+import { type DevnetTokens, installCircleTestUsdc, installVaultUsdc } from './tokens.js'
 
 /** A devnet account. Its key is public knowledge (anvil's test mnemonic): never use it on a real network. */
 export type DevnetAccount = { address: Address; privateKey: Hex }
@@ -44,13 +38,6 @@ export type StartDevnetOptions = {
   facilitator?: boolean | { bearerToken?: string; port?: number }
   /** Test USDC (base units) of each token minted to the merchant and to the buyer. Default 1,000 USDC each. */
   fundUsdc?: bigint
-  /**
-   * Which live token the vault's USDC imitates. `'aave-test'` (only on `base-sepolia`): Aave's test USDC at its
-   * live address, with EIP-2612 `permit` (version "1") and no EIP-3009, so x402 buyers pay through Permit2, as on
-   * the real test network. `'circle'`: Circle-style "USD Coin" with EIP-3009 (on `base-sepolia` at an address of
-   * the devnet's own). Default `'circle'`.
-   */
-  usdc?: DevnetUsdcFlavour
 }
 
 export type Devnet = {
@@ -61,8 +48,9 @@ export type Devnet = {
   viemChain: Chain
   addresses: VaultAddresses
   /**
-   * The tokens: the vault's USDC and its flavour, and on `base-sepolia` Circle's test USDC. Permit2 and x402's
-   * Permit2 proxies answer at their canonical addresses on both chains.
+   * The tokens at their live addresses: the vault's USDC (Circle's on `base`, Aave's test USDC on `base-sepolia`,
+   * paid through Permit2) and on `base-sepolia` Circle's test USDC. Permit2 and x402's Permit2 proxies answer at
+   * their canonical addresses on both chains.
    */
   tokens: DevnetTokens
   accounts: {
@@ -92,12 +80,12 @@ const usdcMintAbi = parseAbi(['function mint(address to, uint256 amount)'])
  *
  * Anvil runs with the chain id of `base-sepolia` or `base`, so the SDK treats it like the public
  * network with an address override. The genesis block sits above viem's Multicall3 `blockCreated`
- * for that chain, so block-pinned multicalls work. The tokens sit at their live addresses (see the
- * `usdc` option for the one exception), and Permit2 and x402's Permit2 proxies at their canonical
- * ones. The stack is deployed as the live one was: venues with liquidity, then the oracle's first
+ * for that chain, so block-pinned multicalls work. The tokens sit at their live addresses and behave
+ * as the live ones do (on `base-sepolia` the vault's USDC has no EIP-3009, so x402 buyers pay it
+ * through Permit2), and Permit2 and x402's Permit2 proxies answer at their canonical ones. The stack is deployed as the live one was: venues with liquidity, then the oracle's first
  * observation 5 minutes later; the chain then runs on wall-clock time.
  *
- * @param options - chain, port, facilitator, funding, the vault USDC's flavour.
+ * @param options - chain, port, facilitator, funding.
  * @returns The devnet: RPC URL, addresses, accounts, `advanceTime`, `stop`.
  * @example
  * const devnet = await startDevnet({ chain: 'base-sepolia', facilitator: true })
@@ -122,21 +110,6 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       code: 'INVALID_OPTIONS',
       details: { port: options.port },
       metaMessages: ['Give an integer from 0 to 65535, or leave it out for a free port.'],
-    })
-  }
-  const usdcFlavour = options.usdc ?? 'circle'
-  if (!(devnetUsdcFlavours as readonly unknown[]).includes(usdcFlavour)) {
-    throw new DevnetError(`Unknown USDC flavour ${JSON.stringify(String(usdcFlavour))}.`, {
-      code: 'INVALID_OPTIONS',
-      details: { usdc: usdcFlavour },
-      metaMessages: ["Use 'circle' or 'aave-test'."],
-    })
-  }
-  if (usdcFlavour === 'aave-test' && chainName !== 'base-sepolia') {
-    throw new DevnetError("The 'aave-test' USDC exists only on base-sepolia.", {
-      code: 'INVALID_OPTIONS',
-      details: { chain: chainName, usdc: usdcFlavour },
-      metaMessages: ["On base the vault's USDC is Circle's: leave `usdc` out, or use 'circle'."],
     })
   }
   // The facilitator needs @x402/core, @x402/evm and zod (optional peer dependencies): loaded before
@@ -196,11 +169,12 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     })
 
     await installMulticall3(client)
-    const liveUsdc = await installVaultUsdc(client, chainName, usdcFlavour)
-    const addresses = await deployVaultStack({ client, ...(liveUsdc ? { usdc: liveUsdc } : {}) })
+    const addresses = await deployVaultStack({
+      client,
+      usdc: await installVaultUsdc(client, chainName),
+    })
     const tokens: DevnetTokens = {
       usdc: addresses.usdc,
-      usdcFlavour,
       ...(chainName === 'base-sepolia'
         ? { circleTestUsdc: await installCircleTestUsdc(client) }
         : {}),

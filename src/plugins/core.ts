@@ -10,7 +10,7 @@ import {
   x402ResourceServer,
 } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
-import { type Address, isAddressEqual } from 'viem'
+import type { Address } from 'viem'
 import {
   type AttachToResourceServerOptions,
   evmAddress,
@@ -25,7 +25,8 @@ import {
   type X402UsdcPrice,
   x402UsdcPrice,
 } from '../index.js'
-import { redactSecrets, x402UsdcAssets } from '../sdk/shared.js'
+import { redactSecrets } from '../sdk/shared.js'
+import { gasSponsoringExtensions } from './gasSponsoring.js'
 
 /** One paid route. */
 export type PaywallRoute = {
@@ -146,7 +147,9 @@ export async function createPaywallWith<middleware, options extends CreatePaywal
 
 /**
  * Builds what an Express or Hono paywall needs, framework-neutrally: checks the options, builds the
- * payment requirements (scheme `exact`, the vault's network, `payTo`, the USDC price), builds or takes the x402 resource server, registers the exact
+ * payment requirements (scheme `exact`, the vault's network, `payTo`, the price in the vault's USDC as
+ * read from the chain; on a Permit2 asset, x402's EIP-2612 gas sponsoring declared so that a buyer who
+ * never approved Permit2 can pay), builds or takes the x402 resource server, registers the exact
  * EVM scheme for the vault's network, initialises the HTTP server (so a configuration error rejects
  * here, instead of x402's background start-up calling `process.exit`), makes sure the merchant wallet
  * is registered with the vault router, and attaches the sweeper.
@@ -175,9 +178,10 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
   // Prices are checked before anything goes over the network: a typo fails fast.
   for (const [key, route] of Object.entries(routes)) routePrice(vault, key, route, undefined)
 
-  const asset = isAddressEqual(vault.addresses.usdc, x402UsdcAssets[vault.chain].address)
-    ? undefined
-    : await readX402UsdcAsset(vault)
+  // Read, not assumed: the token decides EIP-3009 or Permit2, and its EIP-712 domain (x402 needs it for
+  // EIP-3009, and for gas sponsoring on Permit2).
+  const asset = await readX402UsdcAsset(vault)
+  const extensions = await gasSponsoringExtensions(asset)
   const resourceServer = resourceServerOf(options)
   if (!resourceServer.hasRegisteredScheme(vault.network, 'exact')) {
     resourceServer.register(vault.network, new ExactEvmScheme())
@@ -185,7 +189,7 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
   const routesConfig = Object.fromEntries(
     Object.entries(routes).map(([key, route]) => [
       key,
-      routeConfig(vault, payTo, key, route, routePrice(vault, key, route, asset)),
+      routeConfig(vault, payTo, key, route, routePrice(vault, key, route, asset), extensions),
     ]),
   )
   const httpServer = await initialized(resourceServer, routesConfig, vault.network)
@@ -293,6 +297,7 @@ function routeConfig(
   key: string,
   route: PaywallRoute,
   price: X402UsdcPrice,
+  extensions: Record<string, unknown> | undefined,
 ): RouteConfig {
   for (const field of ['description', 'mimeType'] as const) {
     if (typeof route[field] !== 'string') {
@@ -316,6 +321,7 @@ function routeConfig(
     mimeType: route.mimeType,
     unpaidResponseBody: route.unpaidResponseBody ?? unpaidBody(vault, payTo, price),
     settlementFailedResponseBody: route.settlementFailedResponseBody ?? settlementFailedBody,
+    ...(extensions === undefined ? {} : { extensions }),
   }
 }
 

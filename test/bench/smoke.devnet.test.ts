@@ -29,6 +29,7 @@ type BenchReport = {
   budgets: { name: string; within: boolean | null }[]
   overBudget: string[]
   sdk: Record<string, { roundTrips: number; budget: number }>
+  x402Gas: Record<string, { buyerOnce: number; facilitatorPerPayment: number }> | null
 }
 
 /** Runs `bench/run.ts` (through tsx, as `npm run bench` does) and collects its output. */
@@ -110,6 +111,12 @@ it('a smoke pass of the bench prints one JSON report of the issue #11 shape, wit
   // The devnet's USDC supports EIP-2612: one transaction, permit and deposit.
   expect(report.sweep).toMatchObject({ txPerSweep: 1, method: 'depositWithPermit' })
   expect(report.sweep?.gasPerSweep).toBeGreaterThan(21_000)
+  // Each x402 payment path's gas: the buyer's only transaction is the one-off Permit2 approval.
+  const gas = report.x402Gas ?? {}
+  expect(Object.keys(gas)).toEqual(['eip3009', 'permit2', 'permit2Sponsored'])
+  expect([gas.eip3009?.buyerOnce, gas.permit2Sponsored?.buyerOnce]).toEqual([0, 0])
+  expect(gas.permit2?.buyerOnce).toBeGreaterThan(21_000)
+  for (const path of Object.values(gas)) expect(path.facilitatorPerPayment).toBeGreaterThan(21_000)
 
   // Timing budgets are for a quiet machine, not for a test run: only the verdict must agree.
   const broken = report.budgets.filter((check) => check.within === false).map((check) => check.name)
@@ -122,4 +129,5 @@ it('a smoke pass of the bench prints one JSON report of the issue #11 shape, wit
   const table = (await runBench(['--from', saved])).stdout
   expect(table).toMatch(/^ {2}vault_plan_withdraw +2 +≤ 2 +ok$/m)
   expect(table).toMatch(/^ {2}burst +\{"settlements":50,/m)
+  expect(table).toMatch(/^ {2}Permit2, approved once \(Base Sepolia\) +\d+ +0 +\d+$/m)
 }, 120_000)

@@ -37,7 +37,7 @@ type JsonEntry = {
 
 const chains: [string, StartDevnetOptions][] = [
   ['base (EIP-3009)', { chain: 'base' }],
-  ['base-sepolia (Permit2)', { chain: 'base-sepolia', usdc: 'aave-test' }],
+  ['base-sepolia (Permit2)', { chain: 'base-sepolia' }],
 ]
 
 describe.each(chains)('x402-vault ledger on %s', (_name, options) => {

@@ -83,15 +83,15 @@ const permitBatchTransferFromTypes = {
 } as const
 
 const chains = [
-  { chain: 'base-sepolia', usdc: 'aave-test', domain: { name: 'USDC', version: '1' } },
-  { chain: 'base', usdc: 'circle', domain: { name: 'USD Coin', version: '2' } },
+  { chain: 'base-sepolia', token: 'Aave’s test USDC', domain: { name: 'USDC', version: '1' } },
+  { chain: 'base', token: 'Circle’s USDC', domain: { name: 'USD Coin', version: '2' } },
 ] as const
 
-describe.each(chains)('Permit2 and x402’s Permit2 proxies on $chain ($usdc USDC)', (setting) => {
+describe.each(chains)('Permit2 and x402’s Permit2 proxies on $chain ($token)', (setting) => {
   let devnet: Devnet
   let clients: DevnetClients
   let facilitator: PrivateKeyAccount
-  useDevnet({ chain: setting.chain, usdc: setting.usdc }, async (started, built) => {
+  useDevnet({ chain: setting.chain }, async (started, built) => {
     devnet = started
     clients = built
     facilitator = privateKeyToAccount(started.accounts.facilitator.privateKey)

@@ -19,8 +19,7 @@ import {
 } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { AaveTestUSDCArtifact, TestUSDCArtifact } from '../../src/devnet/artifacts/index.js'
-import { DevnetError } from '../../src/devnet/errors.js'
-import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { circleTestUsdcAddress } from '../../src/devnet/tokens.js'
 import { parseUsdc, vaultChains } from '../../src/index.js'
 import { permitTypes } from '../../src/sdk/abis/usdc.js'
@@ -72,10 +71,10 @@ async function expectFunded(clients: DevnetClients, tokens: Address[]) {
   }
 }
 
-describe("the vault's USDC on base-sepolia as Aave's test token (usdc: 'aave-test')", () => {
+describe("the vault's USDC on base-sepolia: Aave's test token", () => {
   let devnet: Devnet
   let clients: DevnetClients
-  useDevnet({ chain: 'base-sepolia', usdc: 'aave-test' }, async (started, built) => {
+  useDevnet({ chain: 'base-sepolia' }, async (started, built) => {
     devnet = started
     clients = built
   })
@@ -133,11 +132,7 @@ describe("the vault's USDC on base-sepolia as Aave's test token (usdc: 'aave-tes
 
   it("sits at the vault's live address; Circle's test USDC at its own; both fund the accounts", async () => {
     expect(usdc()).toBe(vaultChains['base-sepolia'].addresses.usdc)
-    expect(devnet.tokens).toEqual({
-      usdc: usdc(),
-      usdcFlavour: 'aave-test',
-      circleTestUsdc: circleTestUsdcAddress,
-    })
+    expect(devnet.tokens).toEqual({ usdc: usdc(), circleTestUsdc: circleTestUsdcAddress })
     await expectFunded(clients, [usdc(), circleTestUsdcAddress])
     // Circle's test USDC is x402's default asset there: "USDC", version "2", with EIP-3009.
     const circle = (functionName: 'name' | 'version' | 'symbol' | 'decimals') =>
@@ -300,32 +295,6 @@ describe("the vault's USDC on base-sepolia as Aave's test token (usdc: 'aave-tes
   })
 })
 
-describe("the default devnet on base-sepolia (usdc: 'circle')", () => {
-  let devnet: Devnet
-  let clients: DevnetClients
-  useDevnet({ chain: 'base-sepolia' }, async (started, built) => {
-    devnet = started
-    clients = built
-  })
-
-  it("keeps the EIP-3009 vault USDC at a devnet address, Circle's test USDC at its live one", async () => {
-    expect(devnet.tokens).toEqual({
-      usdc: devnet.addresses.usdc,
-      usdcFlavour: 'circle',
-      circleTestUsdc: circleTestUsdcAddress,
-    })
-    // At the live address the SDK would take it for the public asset, which is paid through Permit2.
-    expect(devnet.addresses.usdc).not.toBe(vaultChains['base-sepolia'].addresses.usdc)
-    await expectFunded(clients, [devnet.addresses.usdc, circleTestUsdcAddress])
-    const name = (address: Address) =>
-      clients.publicClient.readContract({ address, abi: circleToken, functionName: 'name' })
-    expect([await name(devnet.addresses.usdc), await name(circleTestUsdcAddress)]).toEqual([
-      'USD Coin',
-      'USDC',
-    ])
-  })
-})
-
 describe('the devnet on base', () => {
   let devnet: Devnet
   let clients: DevnetClients
@@ -337,7 +306,7 @@ describe('the devnet on base', () => {
   it('puts Circle\'s USDC at its live address: "USD Coin", version "2", EIP-2612 and EIP-3009', async () => {
     const usdc = vaultChains.base.addresses.usdc
     expect(devnet.addresses.usdc).toBe(usdc)
-    expect(devnet.tokens).toEqual({ usdc, usdcFlavour: 'circle' })
+    expect(devnet.tokens).toEqual({ usdc })
     await expectFunded(clients, [usdc])
     const read = (functionName: 'name' | 'version' | 'DOMAIN_SEPARATOR') =>
       clients.publicClient.readContract({ address: usdc, abi: circleToken, functionName })
@@ -355,18 +324,5 @@ describe('the devnet on base', () => {
         args: [clients.buyer.address, `0x${'00'.repeat(32)}`],
       }),
     ).toBe(false)
-  })
-})
-
-describe('the usdc option', () => {
-  it("refuses 'aave-test' on base and an unknown flavour, before starting anything", async () => {
-    for (const options of [
-      { chain: 'base', usdc: 'aave-test' },
-      { chain: 'base-sepolia', usdc: 'fiat' },
-    ]) {
-      const error = await startDevnet(options as never).catch((cause: unknown) => cause)
-      expect(error).toBeInstanceOf(DevnetError)
-      expect((error as DevnetError).code).toBe('INVALID_OPTIONS')
-    }
   })
 })

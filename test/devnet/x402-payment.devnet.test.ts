@@ -7,15 +7,22 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 
-describe('a real x402 payment on the devnet', () => {
+/**
+ * An EIP-3009 payment on the devnet's Base, where the vault's USDC is Circle's at its live address: x402's stock
+ * client pays it with its default spend controls, as any buyer on Base would. (The Permit2 path of the test network
+ * is in x402-permit2.devnet.test.ts.)
+ */
+const network = 'eip155:8453'
+
+describe('a real x402 payment on the devnet (Base, EIP-3009)', () => {
   let devnet: Devnet
   let requirements: PaymentRequirements
 
   beforeAll(async () => {
-    devnet = await startDevnet({ chain: 'base-sepolia', facilitator: true })
+    devnet = await startDevnet({ chain: 'base', facilitator: true })
     requirements = {
       scheme: 'exact',
-      network: 'eip155:84532',
+      network,
       asset: devnet.addresses.usdc,
       amount: '10000',
       payTo: devnet.accounts.merchant.address,
@@ -26,13 +33,10 @@ describe('a real x402 payment on the devnet', () => {
   afterAll(() => devnet?.stop())
 
   async function signPayment() {
-    const buyer = new x402Client()
-      .register(
-        'eip155:84532',
-        new ExactEvmScheme(privateKeyToAccount(devnet.accounts.buyer.privateKey)),
-      )
-      // x402's default spend controls only allow the public default assets; the devnet USDC is ours.
-      .setSpendControls(false)
+    const buyer = new x402Client().register(
+      network,
+      new ExactEvmScheme(privateKeyToAccount(devnet.accounts.buyer.privateKey)),
+    )
     return buyer.createPaymentPayload({
       x402Version: 2,
       resource: { url: 'http://127.0.0.1/paid', description: 'test', mimeType: 'application/json' },
@@ -61,7 +65,7 @@ describe('a real x402 payment on the devnet', () => {
     const facilitator = new HTTPFacilitatorClient({ url: devnet.facilitatorUrl as string })
     const supported = await facilitator.getSupported()
     expect(supported.kinds).toContainEqual(
-      expect.objectContaining({ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }),
+      expect.objectContaining({ x402Version: 2, scheme: 'exact', network }),
     )
 
     const payment = await signPayment()
@@ -70,7 +74,7 @@ describe('a real x402 payment on the devnet', () => {
 
     const settled = await facilitator.settle(payment, requirements)
     expect(settled.success).toBe(true)
-    expect(settled.network).toBe('eip155:84532')
+    expect(settled.network).toBe(network)
     expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/)
 
     const receipt = await publicClient.getTransactionReceipt({

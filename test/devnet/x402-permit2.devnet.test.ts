@@ -27,7 +27,7 @@ describe('x402 payments through Permit2 on the devnet’s Base Sepolia (Aave’s
   let devnet: Devnet
   let clients: DevnetClients
   let facilitator: ReturnType<typeof createDevnetFacilitator>
-  useDevnet({ chain: 'base-sepolia', usdc: 'aave-test' }, async (started, built) => {
+  useDevnet({ chain: 'base-sepolia' }, async (started, built) => {
     devnet = started
     clients = built
     facilitator = createDevnetFacilitator({

@@ -2,6 +2,8 @@ import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { x402ExactPermit2ProxyAddress } from '@x402/evm'
+import { createPublicClient, type Hash, http } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
@@ -54,6 +56,13 @@ function startExample(file: string, env: Record<string, string>): Example {
   }
 }
 
+/** Where the settlement of a paid response went: the token itself (EIP-3009) or x402's Permit2 proxy. */
+async function settlementTarget(devnet: Devnet, response: Response) {
+  const client = createPublicClient({ chain: devnet.viemChain, transport: http(devnet.rpcUrl) })
+  const tx = await client.getTransaction({ hash: paymentResponseOf(response).transaction as Hash })
+  return tx.to?.toLowerCase()
+}
+
 /** Sends SIGTERM and resolves with the exit code. */
 async function stop(example: Example): Promise<number | null> {
   const exited = once(example.child, 'exit')
@@ -93,6 +102,8 @@ describe('the merchant examples, against a devnet', () => {
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ sky: 'clear', celsius: 21 })
     expect(paymentResponseOf(response).network).toBe('eip155:8453')
+    // Circle's USDC on Base: EIP-3009, settled by the token's transferWithAuthorization.
+    expect(await settlementTarget(devnet, response)).toBe(devnet.addresses.usdc.toLowerCase())
     // 1,000 USDC of funding plus the 0.01 USDC payment, above the 100 USDC reserve.
     await example.waitFor(/^deposited 900\.01 USDC, kept 100 USDC: 0x[0-9a-f]{64}$/m)
     expect(await stop(example)).toBe(0)
@@ -119,6 +130,10 @@ describe('the merchant examples, against a devnet', () => {
     const response = await buyerFetch(devnet)(`http://127.0.0.1:${port}/weather`)
     expect(response.status).toBe(200)
     expect(paymentResponseOf(response).network).toBe('eip155:84532')
+    // Base Sepolia's USDC has no EIP-3009: the buyer (opted in to it) paid through Permit2.
+    expect(await settlementTarget(devnet, response)).toBe(
+      x402ExactPermit2ProxyAddress.toLowerCase(),
+    )
     await example.waitFor(/^deposited 950\.01 USDC: 0x[0-9a-f]{64}$/m)
     expect(await stop(example)).toBe(0)
     expect(example.stdout()).toMatch(/^closed$/m)

@@ -47,6 +47,10 @@ describe('the README examples run against a devnet', () => {
     expect(stderr).toBe('')
     expect(stdout).toMatch(/^ {3}payment 1 +2\.5 USDC {3}wallet +102\.5 USDC$/m)
     expect(stdout).toMatch(/^ {3}idle 2\.5 USDC < 10 USDC: stays in the wallet$/m)
+    // Base Sepolia's USDC is paid through Permit2; the buyer never approved it, so its permit rode along.
+    expect(stdout).toMatch(
+      /^ {3}paid through Permit2 with a sponsored permit \(Base Sepolia's USDC has no EIP-3009\); buyer transactions: 0$/m,
+    )
     expect(stdout).toMatch(/^ {3}payment 6 +2\.5 USDC {3}wallet +115 USDC$/m)
     // However the sweeper's debounce grouped the payments, it left the reserve and deposited the rest.
     const deposited = [...stdout.matchAll(/^ {3}deposited +([\d.]+) USDC$/gm)].map((m) => m[1])

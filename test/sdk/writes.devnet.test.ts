@@ -289,9 +289,10 @@ async function usePermitNonce() {
   })
   const deadline = 2n ** 40n
   const signature = await merchant.signTypedData({
+    // The vault's USDC on Base Sepolia is Aave's test token: "USDC", EIP-712 version "1".
     domain: {
-      name: 'USD Coin',
-      version: '2',
+      name: 'USDC',
+      version: '1',
       chainId: devnet.chainId,
       verifyingContract: devnet.addresses.usdc,
     },

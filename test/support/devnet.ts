@@ -27,7 +27,7 @@ import {
 } from '../../src/index.js'
 import { type SentTransaction, withGasMargin } from '../../src/sdk/internal/write.js'
 import { type CountingProxy, startCountingProxy } from './countingProxy.js'
-import { type MerchantRpc, watchMerchantRpc } from './merchant.js'
+import { approvePermit2Once, type MerchantRpc, watchMerchantRpc } from './merchant.js'
 import { RequestCounter } from './requestCounter.js'
 
 /** Everything a devnet test needs: counted clients for the merchant, a read-only client, knobs. */
@@ -151,8 +151,9 @@ export type MerchantDevnet = {
 
 /**
  * {@link useDevnet} for the seller tests: the merchant registered once before the first test, as the
- * README asks of a deployment (so no test measures a registration), and a proxy in front of the
- * devnet's RPC that watches the merchant's traffic; it closes after the file.
+ * README asks of a deployment (so no test measures a registration), the devnet's buyer a regular one
+ * (on Base Sepolia it has approved Permit2 once, so its payments can run concurrently), and a proxy in
+ * front of the devnet's RPC that watches the merchant's traffic; it closes after the file.
  *
  * @param options - `startDevnet`'s options.
  * @param ready - Runs once all is up, before the first snapshot: keep what the tests use.
@@ -168,6 +169,7 @@ export function useMerchantDevnet(
     proxy = await startCountingProxy(devnet.rpcUrl)
     const rpc = watchMerchantRpc(proxy, devnet)
     await t.vault.ensureInitializedAndWait()
+    await approvePermit2Once(devnet)
     await ready({ devnet, t, proxy, rpc })
   })
   afterAll(() => proxy?.close())

@@ -4,6 +4,7 @@
  * faults), the sweeper's callbacks as promises to wait on, and chain reads (balances, the merchant's
  * transactions, its deposits).
  */
+import { createPermit2ApprovalTx } from '@x402/evm'
 import {
   type Address,
   createPublicClient,
@@ -267,4 +268,29 @@ function readClient(devnet: Devnet) {
     readClients.set(devnet.rpcUrl, client)
   }
   return client
+}
+
+/**
+ * What a buyer who pays often does once on a chain where x402 pays the vault's USDC through Permit2 (Base
+ * Sepolia): approves Permit2 for all of it, one transaction. Concurrent payments then need nothing more; a
+ * sponsored EIP-2612 permit covers one payment at a time. On Base (EIP-3009) there is nothing to do.
+ *
+ * @param devnet - The devnet.
+ * @param privateKey - The buyer's key; default the devnet's buyer.
+ * @example
+ * await approvePermit2Once(devnet)
+ */
+export async function approvePermit2Once(
+  devnet: Devnet,
+  privateKey: Hex = devnet.accounts.buyer.privateKey,
+): Promise<void> {
+  if (devnet.chain !== 'base-sepolia') return
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(privateKey),
+    chain: devnet.viemChain,
+    transport: http(devnet.rpcUrl),
+  })
+  const hash = await wallet.sendTransaction(createPermit2ApprovalTx(devnet.addresses.usdc))
+  const receipt = await readClient(devnet).waitForTransactionReceipt({ hash })
+  if (receipt.status !== 'success') throw new Error('the Permit2 approval reverted')
 }

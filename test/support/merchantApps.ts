@@ -6,10 +6,12 @@ import { createServer as createHttpServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { x402Client } from '@x402/core/client'
 import { decodePaymentResponseHeader } from '@x402/core/http'
+import { toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import express from 'express'
 import { Hono } from 'hono'
+import { createPublicClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
@@ -19,15 +21,29 @@ import {
 } from '../../src/plugins/express.js'
 import { createPaywall as createHonoPaywall } from '../../src/plugins/hono.js'
 
-/** A fetch that pays 402s as the devnet's buyer: x402's fetch wrapper and the exact EVM client scheme. */
-export function buyerFetch(devnet: Devnet, baseFetch: typeof fetch = fetch) {
+/**
+ * A fetch that pays 402s as a buyer on the live chain would: x402's fetch wrapper and its exact EVM client
+ * scheme, signing with `privateKey` (default: the devnet's buyer) and reading the chain, so that a buyer
+ * who never approved Permit2 signs an EIP-2612 permit when the seller offers gas sponsoring. x402's spend
+ * controls stay on: the buyer opts in to the vault's USDC (on Base Sepolia not one of x402's default
+ * assets) with `allowedAssets`.
+ */
+export function buyerFetch(
+  devnet: Devnet,
+  baseFetch: typeof fetch = fetch,
+  privateKey: Hex = devnet.accounts.buyer.privateKey,
+) {
+  const network = `eip155:${devnet.chainId}` as const
+  const publicClient = createPublicClient({
+    chain: devnet.viemChain,
+    transport: http(devnet.rpcUrl),
+  })
   const client = new x402Client()
     .register(
-      `eip155:${devnet.chainId}`,
-      new ExactEvmScheme(privateKeyToAccount(devnet.accounts.buyer.privateKey)),
+      network,
+      new ExactEvmScheme(toClientEvmSigner(privateKeyToAccount(privateKey), publicClient)),
     )
-    // x402's default spend controls allow only the public default assets; the devnet USDC is ours.
-    .setSpendControls(false)
+    .setSpendControls({ allowedAssets: [{ network, asset: devnet.addresses.usdc }] })
   return wrapFetchWithPayment(baseFetch, client)
 }
 

@@ -48,7 +48,7 @@ const month = 30n * 24n * 3600n
  * Makes the history on the devnet and returns what it did. The merchant must hold at least 100 USDC of
  * each token and the buyer at least 50 (the devnet's default funding is 1,000 each).
  *
- * @param devnet - A devnet, with `usdc: 'aave-test'` on Base Sepolia for Permit2 payments.
+ * @param devnet - A devnet: on Base Sepolia its buyers pay through Permit2, on Base with EIP-3009.
  * @param t - Its clients.
  * @returns The blocks and the expected entries, in chain order.
  * @example
@@ -68,7 +68,7 @@ export async function makeMerchantHistory(
     chain: devnet.viemChain,
     account: privateKeyToAccount(devnet.accounts.facilitator.privateKey),
   })
-  const method = devnet.tokens.usdcFlavour === 'aave-test' ? 'permit2' : 'eip3009'
+  const method = devnet.chain === 'base-sepolia' ? 'permit2' : 'eip3009'
   // Registration is setup, before the history's first block.
   await t.vault.ensureInitializedAndWait()
   const fromBlock = (await t.publicClient.getBlockNumber()) + 1n

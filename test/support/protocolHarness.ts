@@ -66,7 +66,8 @@ export type ProtocolHarness = Awaited<ReturnType<typeof startProtocolHarness>>
  * await harness.registerAndApprove(harness.merchant)
  */
 export async function startProtocolHarness() {
-  const devnet: Devnet = await startDevnet()
+  // Base: the vault's USDC is Circle's there (EIP-3009, reason strings), which the token tests describe.
+  const devnet: Devnet = await startDevnet({ chain: 'base' })
   const transport = http(devnet.rpcUrl)
   // anvil mines on arrival: poll receipts often instead of once a second.
   const pollingInterval = 50

@@ -1,11 +1,4 @@
-import {
-  type Account,
-  type Address,
-  domainSeparator,
-  type Hash,
-  isAddressEqual,
-  parseSignature,
-} from 'viem'
+import { type Account, type Address, type Hash, isAddressEqual, parseSignature } from 'viem'
 import { signTypedData, simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import { permitTypes } from '../abis/usdc.js'
@@ -17,6 +10,7 @@ import {
   type DepositChecks,
   readDepositChecks,
 } from '../internal/depositPreflight.js'
+import { tokenDomainOf } from '../internal/permitDomain.js'
 import { type DecodeContext, guard } from '../internal/read.js'
 import {
   applySlippage,
@@ -292,21 +286,7 @@ async function tryPermitDeposit(
 ): Promise<SentTransaction | undefined> {
   const permit = checks.permit
   if (!permit) return undefined
-  const versions = [
-    ...new Set([permit.version, '2', '1'].filter((v): v is string => typeof v === 'string')),
-  ]
-  const domain = versions
-    .map((version) => ({
-      name: permit.name,
-      version,
-      chainId: ctx.chainId,
-      verifyingContract: ctx.addresses.usdc,
-    }))
-    .find(
-      (candidate) =>
-        domainSeparator({ domain: candidate }).toLowerCase() ===
-        permit.domainSeparator.toLowerCase(),
-    )
+  const domain = tokenDomainOf(permit, ctx.chainId, ctx.addresses.usdc)
   if (!domain) return undefined
 
   const deadline = checks.blockTimestamp + 1800n

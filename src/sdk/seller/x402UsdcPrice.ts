@@ -33,8 +33,9 @@ export type X402UsdcPriceParameters = {
   /** A bigint in base units, or a decimal USDC string such as `'0.01'`. Must be above zero. */
   amount: bigint | string
   /**
-   * The USDC to be paid in, when it is not the chain's public one: a private deployment or the devnet
-   * (see `readX402UsdcAsset`, which reads it from the chain).
+   * The USDC to be paid in, as `readX402UsdcAsset` reads it from the chain: a private deployment's, or
+   * the public one with its EIP-712 domain (on Base Sepolia, where it is paid through Permit2, x402's
+   * gas sponsoring needs the domain). Default: the chain's public USDC as listed in this package.
    */
   asset?: X402UsdcAsset | undefined
 }
