@@ -17,10 +17,5 @@ export {
 } from './registerVaultTools.js'
 export { type CreateServerOptions, createServer } from './server.js'
 export { runStdioServer } from './stdio.js'
-export {
-  type AnyVaultTool,
-  guardToolArguments,
-  type VaultTool,
-  type VaultToolContext,
-} from './tool.js'
+export type { AnyVaultTool, VaultTool, VaultToolContext } from './tool.js'
 export { vaultTools } from './tools/index.js'
