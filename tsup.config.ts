@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs'
 import { defineConfig, type Options } from 'tsup'
 
 const shared: Options = {
@@ -7,8 +8,10 @@ const shared: Options = {
   shims: false,
 }
 
-/** The bins, written into `dist` by the second build below: the library's clean must keep them. */
-const binOutputs = ['cli/index.js', 'mcp/bin.js']
+/** The bins' chunks, in a folder of their own (under `dist`) that only the bins' build writes. */
+const binChunks = 'bin-chunks'
+/** What the second build below writes into `dist`: the library's clean must keep it. */
+const binOutputs = ['cli/index.js', 'mcp/bin.js', `${binChunks}/**`]
 
 export default defineConfig([
   {
@@ -33,13 +36,29 @@ export default defineConfig([
     noExternal: ['viem', 'ox', 'abitype', /^@noble\//, /^@scure\//, /^@modelcontextprotocol\//],
   },
   {
-    // The bins are self-contained bundles (dependencies included): one file to load makes the MCP
-    // server start in well under 0.5 s, where resolving and loading viem's many modules does not.
+    // The bins are self-contained bundles (dependencies included): a few files to load make the MCP
+    // server start in well under 0.5 s, where resolving and loading viem's many modules does not, and
+    // `npx x402-vault@beta` installs nothing but this package. Split into chunks, so that
+    // `x402-vault` loads a sub-command's code only when it runs: the MCP server (what an MCP client
+    // starts with no sub-command) never parses the devnet's contracts or the sweeper.
     ...shared,
     name: 'bins',
     entry: { 'cli/index': 'src/cli/index.ts', 'mcp/bin': 'src/mcp/bin.ts' },
     noExternal: [/.*/],
-    splitting: false,
+    splitting: true,
     clean: false,
+    esbuildOptions(options) {
+      options.chunkNames = `${binChunks}/[name]-[hash]`
+    },
+    esbuildPlugins: [
+      {
+        // This build cannot clean `dist` (the library's build writes there at the same time): it
+        // empties its own chunk folder, so that no chunk of an earlier build is ever packed.
+        name: 'clean-bin-chunks',
+        setup(build) {
+          build.onStart(() => rmSync(`dist/${binChunks}`, { recursive: true, force: true }))
+        },
+      },
+    ],
   },
 ])

@@ -4,6 +4,9 @@ import { UsageError } from './usageError.js'
 
 const usage = `Usage: x402-vault <command> [options]
 
+With no command and a stdin that is not a terminal (as an MCP client starts it), x402-vault serves
+MCP over stdio, as \`x402-vault mcp\` does.
+
 Commands:
   devnet    start a local chain with the vault protocol and an x402 facilitator
   mcp       start the MCP server over stdio, or Streamable HTTP with --http (for AI clients)
@@ -24,7 +27,10 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (command === undefined) {
-    // A mistake, not a request for help: the usage goes to stderr, and the exit code says so.
+    // An MCP client spawns the bin with pipes, and the registration most users write names only the
+    // package (`npx -y x402-vault@beta`): serve MCP. On a terminal it is a mistake, not a request for
+    // help: the usage goes to stderr, and the exit code says so.
+    if (!process.stdin.isTTY) return runMcpCommand([])
     process.stderr.write(`${usage}\n`)
     return 2
   }

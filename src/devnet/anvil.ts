@@ -73,9 +73,11 @@ export function resolveAnvilBinary(
   }
   throw new DevnetError('anvil was not found.', {
     code: 'ANVIL_NOT_FOUND',
+    // `npx x402-vault@beta devnet` installs only this package (anvil is a 40 MB binary that the MCP
+    // server, the bin most npx users run, never needs): the first line is the one command that works.
     metaMessages: [
-      'Install it with `npm install --save-dev @foundry-rs/anvil` (the project devDependency), ' +
-        'or install Foundry so that `anvil` is on PATH.',
+      'Run the devnet with anvil alongside: npx -y -p x402-vault@beta -p @foundry-rs/anvil x402-vault devnet',
+      'In a project: npm install --save-dev @foundry-rs/anvil, or install Foundry so that `anvil` is on PATH.',
     ],
   })
 }

@@ -11,6 +11,7 @@ import {
 } from 'viem'
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts'
 import { type VaultAddresses, type VaultChainName, vaultChains } from '../index.js'
+import { importPeer } from '../sdk/shared.js'
 import { startAnvil } from './anvil.js'
 import {
   deployVaultStack,
@@ -19,7 +20,6 @@ import {
   oracleSeedDelaySeconds,
 } from './deploy.js'
 import { DevnetError } from './errors.js'
-import { startFacilitatorServer } from './facilitator.js'
 import {
   type DevnetTokens,
   type DevnetUsdcFlavour,
@@ -36,7 +36,11 @@ export type StartDevnetOptions = {
   chain?: VaultChainName
   /** Anvil's port on 127.0.0.1; by default a free one. */
   port?: number
-  /** Also serve a local x402 facilitator; `{ bearerToken }` makes it require that token. */
+  /**
+   * Also serve a local x402 facilitator; `{ bearerToken }` makes it require that token. It needs the
+   * packages `@x402/core`, `@x402/evm` and `zod`: without one, `startDevnet` rejects with
+   * `PEER_DEPENDENCY_MISSING` naming it.
+   */
   facilitator?: boolean | { bearerToken?: string; port?: number }
   /** Test USDC (base units) of each token minted to the merchant and to the buyer. Default 1,000 USDC each. */
   fundUsdc?: bigint
@@ -135,6 +139,14 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       metaMessages: ["On base the vault's USDC is Circle's: leave `usdc` out, or use 'circle'."],
     })
   }
+  // The facilitator needs @x402/core, @x402/evm and zod (optional peer dependencies): loaded before
+  // anvil starts, so that a missing one stops nothing half-started and is named in the error.
+  const facilitatorModule = options.facilitator
+    ? await importPeer(() => import('./facilitator.js'), {
+        feature: 'The devnet’s x402 facilitator (x402-vault/devnet)',
+        packages: ['@x402/core', '@x402/evm', 'zod'],
+      })
+    : undefined
   const multicallBlock = entry.viemChain.contracts?.multicall3?.blockCreated ?? 0
   const anvil = await startAnvil({
     chainId: entry.chainId,
@@ -210,9 +222,9 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     }
 
     let facilitatorUrl: string | undefined
-    if (options.facilitator) {
+    if (options.facilitator && facilitatorModule) {
       const settings = options.facilitator === true ? {} : options.facilitator
-      const facilitator = await startFacilitatorServer({
+      const facilitator = await facilitatorModule.startFacilitatorServer({
         rpcUrl: anvil.rpcUrl,
         chain: viemChain,
         account: signers.facilitator,

@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path'
 import {
   formatUsdc,
   loadVaultAddresses,
@@ -153,10 +154,15 @@ async function loadAddresses(path: string): Promise<VaultAddresses> {
   try {
     return await loadVaultAddresses(path, { chain: 'base-sepolia' })
   } catch (error) {
-    // The loader's message already names the file and the key at fault.
-    throw new McpConfigError(`VAULT_ADDRESSES: ${(error as Error).message}`, {
+    // The loader's message already names the file and the key at fault. A relative path is resolved
+    // against the working directory the MCP client started the server in, which the user did not
+    // choose and rarely knows: name it.
+    const relative = isAbsolute(path)
+      ? ''
+      : ` The path is relative, so it was resolved against the server's working directory, ${process.cwd()}, which the MCP client chose: give an absolute path.`
+    throw new McpConfigError(`VAULT_ADDRESSES: ${(error as Error).message}${relative}`, {
       variable: 'VAULT_ADDRESSES',
-      details: { file: path },
+      details: { file: path, ...(relative ? { workingDirectory: process.cwd() } : {}) },
     })
   }
 }

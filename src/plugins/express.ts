@@ -1,5 +1,6 @@
-import { paymentMiddlewareFromHTTPServer } from '@x402/express'
-import { type CreatePaywallOptions, createPaywallWith, type Paywall } from './core.js'
+import type { paymentMiddlewareFromHTTPServer } from '@x402/express'
+import type { CreatePaywallOptions, Paywall } from './core.js'
+import { createPaywallFor } from './loadPaywall.js'
 
 export type { CreatePaywallOptions, Paywall, PaywallFacilitator, PaywallRoute } from './core.js'
 
@@ -12,7 +13,9 @@ export type ExpressPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHT
  *
  * It resolves once the facilitator has confirmed it supports the vault's network, and rejects with a
  * clear error when something is misconfigured (price, payTo, facilitator URL or credentials, a network
- * the facilitator does not support), where x402's own start-up would call `process.exit`.
+ * the facilitator does not support), where x402's own start-up would call `process.exit`. The x402
+ * packages are loaded on the first call: one that is not installed rejects with
+ * `PEER_DEPENDENCY_MISSING`, naming it and the install line.
  *
  * @param options - `vault`, `payTo`, `facilitator` (or `resourceServer`), `routes`, `sweep`,
  *   `appName`, `testnet`.
@@ -31,5 +34,9 @@ export type ExpressPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHT
 export function createPaywall(
   options: CreatePaywallOptions,
 ): Promise<Paywall<ExpressPaywallMiddleware>> {
-  return createPaywallWith(options, paymentMiddlewareFromHTTPServer)
+  return createPaywallFor(options, {
+    feature: 'x402-vault/express',
+    packages: ['@x402/core', '@x402/evm', '@x402/express', 'express'],
+    load: () => import('@x402/express'),
+  })
 }

@@ -1,5 +1,28 @@
+import { execFile, execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { runCli } from '../support/runCli.js'
+import { connectMcp } from '../support/mcp.js'
+import { mcpToolNames } from '../support/mcpToolNames.js'
+import { cliBin, runCli } from '../support/runCli.js'
+
+const hasUtilLinuxScript = (() => {
+  try {
+    return execFileSync('script', ['--version'], { encoding: 'utf8' }).includes('util-linux')
+  } catch {
+    return false
+  }
+})()
+
+/** Runs a shell command on a pseudo-terminal; its stdout and stderr arrive mixed, as on a screen. */
+function runOnTerminal(command: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      'script',
+      ['--quiet', '--return', '--command', command, '/dev/null'],
+      { env: { PATH: process.env.PATH } },
+      (error, stdout) => resolve({ code: error ? (error.code as number) : 0, output: stdout }),
+    )
+  })
+}
 
 const commands = ['devnet', 'mcp', 'sweep', 'status'] as const
 
@@ -15,11 +38,37 @@ describe('x402-vault: help and usage errors', () => {
     }
   })
 
-  it('no command prints the usage on stderr, exit 2', async () => {
-    const { code, stdout, stderr } = await runCli([])
-    expect(code).toBe(2)
+  // util-linux `script` runs the bin on a pseudo-terminal, as a user typing `x402-vault` does.
+  it.skipIf(!hasUtilLinuxScript)(
+    'no command on a terminal prints the usage (on stderr), exit 2',
+    async () => {
+      const { code, output } = await runOnTerminal(`'${process.execPath}' '${cliBin}'`)
+      expect(code).toBe(2)
+      expect(output).toMatch(/^Usage: x402-vault <command>/)
+      expect(output).toContain('With no command and a stdin that is not a terminal')
+    },
+  )
+
+  it('no command with a stdin that is not a terminal serves MCP: a real MCP client lists the tools', async () => {
+    // What `npx -y x402-vault@beta` runs when an MCP client starts it; nothing listens on port 9.
+    const mcp = await connectMcp(
+      { BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:9', MCP_LOG_LEVEL: 'error' },
+      { viaCli: true, cliArgs: [] },
+    )
+    try {
+      expect((await mcp.client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(
+        [...mcpToolNames].sort(),
+      )
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  it('no command with stdin at its end (not a terminal) serves MCP until then, and exits 0 quietly', async () => {
+    const { code, stdout, stderr } = await runCli([], { MCP_LOG_LEVEL: 'error' })
+    expect(code).toBe(0)
     expect(stdout).toBe('')
-    expect(stderr).toMatch(/^Usage: x402-vault <command>/)
+    expect(stderr).toBe('')
   })
 
   it.each(commands)('`x402-vault %s --help` prints its usage and exits 0', async (command) => {
@@ -38,9 +87,7 @@ describe('x402-vault: help and usage errors', () => {
       [['--verbose'], /^x402-vault: Unknown option "--verbose"\./, 'x402-vault --help'],
       ...commands.map((command): [string[], RegExp, string] => [
         [command, '--no-such-flag'],
-        command === 'mcp'
-          ? /^x402-vault: x402-vault mcp takes no arguments/
-          : /^x402-vault: Unknown option '--no-such-flag'/,
+        /^x402-vault: Unknown option '--no-such-flag'/,
         `x402-vault ${command} --help`,
       ]),
       [['status', 'extra'], /^x402-vault: Unexpected argument 'extra'/, 'x402-vault status --help'],

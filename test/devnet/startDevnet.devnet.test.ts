@@ -103,6 +103,10 @@ describe('the anvil launcher', () => {
     expect(error).toBeInstanceOf(DevnetError)
     expect((error as DevnetError).code).toBe('ANVIL_NOT_FOUND')
     expect((error as DevnetError).message).toContain('npm install --save-dev @foundry-rs/anvil')
+    // What works in a fresh folder, where `npx x402-vault@beta devnet` installs no anvil.
+    expect((error as DevnetError).message).toContain(
+      'npx -y -p x402-vault@beta -p @foundry-rs/anvil x402-vault devnet',
+    )
   })
 
   it('rejects an unknown chain or a bad port before starting anything', async () => {

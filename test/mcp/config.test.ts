@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { createLogger, loadMcpConfig, McpConfigError } from '../../src/mcp/index.js'
 import { redactLogText } from '../../src/mcp/logger.js'
 import { vaultChains } from '../../src/sdk/chains.js'
+import { runCli } from '../support/runCli.js'
 
 async function configError(env: Record<string, string>): Promise<McpConfigError> {
   try {
@@ -76,6 +77,28 @@ describe('loadMcpConfig', () => {
     const error = await configError({ VAULT_ADDRESSES: file })
     expect(error.variable).toBe('VAULT_ADDRESSES')
     expect(error.message).toContain(file)
+    expect(error.message).not.toContain('relative')
+  })
+
+  it('a relative VAULT_ADDRESSES that cannot be read: says which working directory it was resolved against', async () => {
+    const error = await configError({ VAULT_ADDRESSES: '.devnet/addresses.json' })
+    expect(error.variable).toBe('VAULT_ADDRESSES')
+    expect(error.message).toBe(
+      `VAULT_ADDRESSES: Cannot read the addresses file .devnet/addresses.json: the file does not exist. The path is relative, so it was resolved against the server's working directory, ${process.cwd()}, which the MCP client chose: give an absolute path.`,
+    )
+    expect(error.details).toMatchObject({ workingDirectory: process.cwd() })
+  })
+
+  it('`x402-vault mcp` names the working directory the client started it in, on one line, exit 1', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'x402-vault-client-cwd-'))
+    const { code, stderr } = await runCli(
+      ['mcp'],
+      { VAULT_ADDRESSES: '.devnet/addresses.json' },
+      { cwd },
+    )
+    expect(code).toBe(1)
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1)
+    expect(stderr).toContain(`resolved against the server's working directory, ${cwd}`)
   })
 })
 

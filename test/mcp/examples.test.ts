@@ -39,13 +39,13 @@ async function codexTomlServer(): Promise<ServerEntry> {
   }
 }
 
-/** Runs what `npx -y x402-vault@beta mcp` runs, with the example's env, and lists the tools. */
+/** Runs what `npx -y x402-vault@beta` runs, with the example's env, and lists the tools. */
 async function listTools(entry: ServerEntry, addressesFile: string): Promise<string[]> {
   const env = { ...entry.env }
   if (env.VAULT_ADDRESSES) env.VAULT_ADDRESSES = addressesFile
   // Tests stay offline: nothing listens on port 9 (listing the tools needs no RPC).
   env.BASE_SEPOLIA_RPC_URL = 'http://127.0.0.1:9'
-  const mcp = await connectMcp(env, { viaCli: true })
+  const mcp = await connectMcp(env, { viaCli: true, cliArgs: [] })
   try {
     return (await mcp.client.listTools()).tools.map((tool) => tool.name)
   } finally {
@@ -54,7 +54,7 @@ async function listTools(entry: ServerEntry, addressesFile: string): Promise<str
 }
 
 describe('the MCP client configurations in examples/mcp and the MCP guide', () => {
-  it('each starts `npx -y x402-vault@beta mcp` with only the server’s variables, and it lists six tools', async () => {
+  it('each starts `npx -y x402-vault@beta` with only the server’s variables, and it lists six tools', async () => {
     // The devnet example's VAULT_ADDRESSES is a placeholder path: a real file stands in for it.
     const addressesFile = join(await mkdtemp(join(tmpdir(), 'x402-vault-examples-')), 'a.json')
     await writeFile(
@@ -75,7 +75,7 @@ describe('the MCP client configurations in examples/mcp and the MCP guide', () =
     expect(entries).toHaveLength(6)
     for (const entry of entries) {
       expect(entry.command).toBe('npx')
-      expect(entry.args).toEqual(['-y', 'x402-vault@beta', 'mcp'])
+      expect(entry.args).toEqual(['-y', 'x402-vault@beta'])
       for (const key of Object.keys(entry.env)) expect(allowedEnv).toContain(key)
       expect(await listTools(entry, addressesFile)).toHaveLength(6)
     }
@@ -84,7 +84,7 @@ describe('the MCP client configurations in examples/mcp and the MCP guide', () =
   it('the MCP guide shows the Claude Code command and every example file', async () => {
     const readme = await readFile(join(root, 'docs/mcp.md'), 'utf8')
     expect(readme).toContain(
-      'claude mcp add --transport stdio vault --env BASE_SEPOLIA_RPC_URL=https://sepolia.base.org --env MCP_LOG_LEVEL=error -- npx -y x402-vault@beta mcp',
+      'claude mcp add --transport stdio vault --env BASE_SEPOLIA_RPC_URL=https://sepolia.base.org --env MCP_LOG_LEVEL=error -- npx -y x402-vault@beta\n',
     )
     expect(readme).toContain('claude mcp list')
     for (const file of [
@@ -97,5 +97,17 @@ describe('the MCP client configurations in examples/mcp and the MCP guide', () =
     ]) {
       expect(readme).toContain(`examples/mcp/${file}`)
     }
+  })
+
+  it('the devnet example and the MCP guide agree on the port: the guide starts the devnet on it', async () => {
+    const [entry] = await jsonServers('devnet.mcp.json')
+    const port = new URL(entry?.env.BASE_SEPOLIA_RPC_URL ?? '').port
+    expect(port).toBe('8545')
+    const guide = await readFile(join(root, 'docs/mcp.md'), 'utf8')
+    expect(guide).toContain(
+      `npx -y -p x402-vault@beta -p @foundry-rs/anvil x402-vault devnet --port ${port}\n`,
+    )
+    // The client starts the server in a working directory of its own: the path must be absolute.
+    expect(entry?.env.VAULT_ADDRESSES).toMatch(/^\//)
   })
 })

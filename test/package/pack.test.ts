@@ -1,17 +1,19 @@
 /**
  * The package as users get it: `npm pack` once, then installs from that tarball into empty folders, as
- * a seller on Express, a seller on Hono, a plain install (the MCP server through npx), and a TypeScript
- * consumer of every subpath. Installs go through npm's cache (npm ci filled it) and the registry.
+ * a seller on Express, a seller on Hono, a plain install (what `npx` installs for the MCP server), and
+ * a TypeScript consumer of every subpath. Installs come from npm's cache only (`--offline`; `npm ci`
+ * filled it), so they prove that the published files alone work.
  */
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { packPackage } from '../support/localRegistry.js'
 import { mcpToolNames } from '../support/mcpToolNames.js'
 
 const run = promisify(execFile)
@@ -23,13 +25,18 @@ const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) 
 }
 /** A peer at the version this repository develops against, so that installs hit npm's cache. */
 const peer = (name: string) => `${name}@${manifest.devDependencies[name]}`
-const frameworks = ['express', 'hono', '@x402/express', '@x402/hono'] as const
+/** What an Express seller installs besides the package, as the README says. */
+const expressSeller = ['viem', '@x402/core', '@x402/evm', '@x402/express', 'express'].map(peer)
+/** What the README said before the x402 packages became peers: no @x402/evm. */
+const expressSellerWithoutEvm = ['viem', '@x402/express', 'express'].map(peer)
+/** The most `npx x402-vault@beta` may install (issue #17): what the MCP server's bin needs. */
+const maxInstallBytes = 10 * 1024 * 1024
 
 let work: string
 let tarball: string
 let packedFiles: string[]
 /** Install folders, by who installs. */
-const folders = { plain: '', express: '', hono: '', types: '' }
+const folders = { plain: '', express: '', expressWithoutEvm: '', hono: '', types: '' }
 
 /** Installs the tarball and `packages` into a new empty folder. */
 async function installInto(name: keyof typeof folders, packages: string[]): Promise<void> {
@@ -39,34 +46,50 @@ async function installInto(name: keyof typeof folders, packages: string[]): Prom
     join(folder, 'package.json'),
     JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }),
   )
-  await run(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...packages],
-    { cwd: folder },
-  )
+  await run('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball, ...packages], {
+    cwd: folder,
+  })
   folders[name] = folder
 }
 
 const has = (folder: string, name: string) => existsSync(join(folder, 'node_modules', name))
 
+/** The size of the files under `dir`, in bytes. */
+async function bytesUnder(dir: string): Promise<number> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+  const sizes = await Promise.all(
+    entries
+      .filter((entry) => entry.isFile())
+      .map(async (entry) => (await stat(join(entry.parentPath, entry.name))).size),
+  )
+  return sizes.reduce((sum, size) => sum + size, 0)
+}
+
+/** Runs an ES module snippet with node in `folder`; returns its stdout. */
+async function nodeIn(folder: string, code: string): Promise<string> {
+  return (await run('node', ['--input-type=module', '-e', code], { cwd: folder })).stdout
+}
+
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'x402-vault-pack-'))
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root })
-  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[]
-  if (!packed) throw new Error('npm pack reported nothing')
-  tarball = join(work, packed.filename)
-  packedFiles = packed.files.map((file) => file.path)
-  // Parallel installs share npm's cache safely; one after the other would take four times as long.
+  const packed = await packPackage(work)
+  tarball = packed.tarball
+  packedFiles = packed.files
+  // Parallel installs share npm's cache safely; one after the other would take five times as long.
   await Promise.all([
     installInto('plain', []),
-    installInto('express', [peer('@x402/express'), peer('express')]),
-    installInto('hono', [peer('@x402/hono'), peer('hono')]),
+    installInto('express', expressSeller),
+    installInto('expressWithoutEvm', expressSellerWithoutEvm),
+    installInto('hono', ['viem', '@x402/core', '@x402/evm', '@x402/hono', 'hono'].map(peer)),
     installInto('types', [
+      peer('viem'),
+      peer('@x402/core'),
+      peer('@x402/evm'),
       peer('@x402/express'),
       peer('express'),
       peer('@x402/hono'),
       peer('hono'),
-      peer('@modelcontextprotocol/sdk'),
+      peer('@modelcontextprotocol/server'),
     ]),
   ])
 }, 240_000)
@@ -89,8 +112,14 @@ describe('npm pack', () => {
 })
 
 describe('installed from the tarball', () => {
-  it('a plain install brings no web framework, and its bins carry shebangs and run on this Node', async () => {
-    for (const name of frameworks) expect(has(folders.plain, name), name).toBe(false)
+  it('a plain install is the package alone, at most 10 MB; its bins carry shebangs and run on this Node', async () => {
+    // Every dependency is an optional peer: this is what `npx -y x402-vault@beta` installs.
+    const packages = (await readdir(join(folders.plain, 'node_modules'))).filter(
+      (name) => !name.startsWith('.'),
+    )
+    expect(packages).toEqual(['x402-vault'])
+    const installed = await bytesUnder(join(folders.plain, 'node_modules'))
+    expect(installed).toBeLessThanOrEqual(maxInstallBytes)
     const bin = join(folders.plain, 'node_modules/x402-vault/dist')
     for (const file of ['cli/index.js', 'mcp/bin.js']) {
       expect((await readFile(join(bin, file), 'utf8')).split('\n')[0], file).toBe(
@@ -104,60 +133,87 @@ describe('installed from the tarball', () => {
     expect(node.stdout).toMatch(/^v20\./)
   })
 
-  it('`x402-vault mcp` answers tools/list through a real MCP client', async () => {
-    const transport = new StdioClientTransport({
-      command: join(folders.plain, 'node_modules/.bin/x402-vault'),
-      args: ['mcp'],
+  it.each(['x402-vault', 'x402-vault mcp', 'x402-vault-mcp'])(
+    '`%s` answers tools/list through a real MCP client',
+    async (command) => {
+      const [bin = '', ...args] = command.split(' ')
+      const transport = new StdioClientTransport({
+        command: join(folders.plain, 'node_modules/.bin', bin),
+        args,
+        cwd: folders.plain,
+        // Nothing listens there: listing the tools needs no RPC.
+        env: {
+          PATH: process.env.PATH ?? '',
+          BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:9',
+          MCP_LOG_LEVEL: 'error',
+        },
+        stderr: 'pipe',
+      })
+      const client = new Client({ name: 'x402-vault-pack-test', version: '1.0.0' })
+      await client.connect(transport)
+      try {
+        const { tools } = await client.listTools()
+        expect(tools.map((tool) => tool.name).sort()).toEqual([...mcpToolNames].sort())
+      } finally {
+        await client.close()
+      }
+    },
+  )
+
+  it('the SDK needs no other package at run time; the devnet without anvil gives the one command that works', async () => {
+    const sdk = await nodeIn(
+      folders.plain,
+      "const m = await import('x402-vault'); console.log(typeof m.createVaultClient, m.formatUsdc(1500000n))",
+    )
+    expect(sdk.trim()).toBe('function 1.5')
+    // A fresh folder, as `npx -y x402-vault@beta devnet` has: no @foundry-rs/anvil, no anvil on PATH.
+    const devnet = await run(join(folders.plain, 'node_modules/.bin/x402-vault'), ['devnet'], {
       cwd: folders.plain,
-      // Nothing listens there: listing the tools needs no RPC.
-      env: {
-        PATH: process.env.PATH ?? '',
-        BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:9',
-        MCP_LOG_LEVEL: 'error',
-      },
-      stderr: 'pipe',
-    })
-    const client = new Client({ name: 'x402-vault-pack-test', version: '1.0.0' })
-    await client.connect(transport)
-    try {
-      const { tools } = await client.listTools()
-      expect(tools.map((tool) => tool.name).sort()).toEqual([...mcpToolNames].sort())
-    } finally {
-      await client.close()
-    }
+      env: { PATH: dirname(process.execPath) },
+    }).catch((error: { code?: number; stderr?: string }) => error)
+    expect((devnet as { code?: number }).code).toBe(1)
+    expect((devnet as { stderr?: string }).stderr).toContain('anvil was not found')
+    expect((devnet as { stderr?: string }).stderr).toContain(
+      'npx -y -p x402-vault@beta -p @foundry-rs/anvil x402-vault devnet',
+    )
   })
 
-  it('an Express seller gets Express and not Hono; x402-vault/express loads', async () => {
-    for (const name of ['express', '@x402/express'])
-      expect(has(folders.express, name), name).toBe(true)
-    for (const name of ['hono', '@x402/hono']) expect(has(folders.express, name), name).toBe(false)
-    const { stdout } = await run(
-      'node',
-      [
-        '--input-type=module',
-        '-e',
-        "const m = await import('x402-vault/express'); console.log(typeof m.createPaywall)",
-      ],
-      { cwd: folders.express },
+  it('a seller who lacks an x402 package gets an error naming it and the install line', async () => {
+    // The Express seller's install line from before the x402 packages were peers: no @x402/evm.
+    expect(has(folders.expressWithoutEvm, '@x402/evm')).toBe(false)
+    const stdout = await nodeIn(
+      folders.expressWithoutEvm,
+      `const { createPaywall } = await import('x402-vault/express')
+const error = await createPaywall({}).catch((e) => e)
+console.log(JSON.stringify({ code: error.code, message: error.message }))`,
     )
-    expect(stdout.trim()).toBe('function')
+    const error = JSON.parse(stdout) as { code: string; message: string }
+    expect(error.code).toBe('PEER_DEPENDENCY_MISSING')
+    expect(error.message).toBe(
+      'x402-vault/express needs the package @x402/evm, which is not installed. Install what it needs: npm i @x402/core @x402/evm @x402/express express',
+    )
   })
 
-  it('a Hono seller gets Hono and not Express; x402-vault/hono loads', async () => {
-    for (const name of ['hono', '@x402/hono']) expect(has(folders.hono, name), name).toBe(true)
-    for (const name of ['express', '@x402/express'])
-      expect(has(folders.hono, name), name).toBe(false)
-    const { stdout } = await run(
-      'node',
-      [
-        '--input-type=module',
-        '-e',
-        "const m = await import('x402-vault/hono'); console.log(typeof m.createPaywall)",
-      ],
-      { cwd: folders.hono },
-    )
-    expect(stdout.trim()).toBe('function')
-  })
+  it.each([
+    ['express', 'hono'],
+    ['hono', 'express'],
+  ] as const)(
+    'a seller on %s gets it and not %s; createPaywall loads every x402 package',
+    async (framework, other) => {
+      const folder = folders[framework]
+      for (const name of [framework, `@x402/${framework}`])
+        expect(has(folder, name), name).toBe(true)
+      for (const name of [other, `@x402/${other}`]) expect(has(folder, name), name).toBe(false)
+      // With every package in place, createPaywall gets as far as checking its options.
+      const stdout = await nodeIn(
+        folder,
+        `const { createPaywall } = await import('x402-vault/${framework}')
+const error = await createPaywall({}).catch((e) => e)
+console.log(error.name, error.code)`,
+      )
+      expect(stdout.trim()).toMatch(/^Vault\w*Error (?!PEER_DEPENDENCY_MISSING)[A-Z_]+$/)
+    },
+  )
 
   it('types resolve for every subpath export with NodeNext resolution', async () => {
     const subpaths = Object.keys(manifest.exports).filter((key) => key !== './package.json')

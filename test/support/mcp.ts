@@ -21,17 +21,17 @@ export type McpSession = {
 }
 
 /**
- * Spawns the built MCP server (or `x402-vault mcp`) with exactly `env` and connects a real MCP
- * client to it over stdio.
+ * Spawns the built MCP server (or `x402-vault mcp`, or `x402-vault` with `cliArgs`) with exactly
+ * `env` and connects a real MCP client to it over stdio.
  */
 export async function connectMcp(
   env: Record<string, string>,
-  options: { viaCli?: boolean } = {},
+  options: { viaCli?: boolean; cliArgs?: string[] } = {},
 ): Promise<McpSession> {
   let stderr = ''
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: options.viaCli ? [cliBin, 'mcp'] : [mcpBin],
+    args: options.viaCli ? [cliBin, ...(options.cliArgs ?? ['mcp'])] : [mcpBin],
     env,
     stderr: 'pipe',
   })

@@ -7,7 +7,8 @@ export const cliBin = join(import.meta.dirname, '../../dist/cli/index.js')
 export type CliResult = { code: number | null; stdout: string; stderr: string }
 
 /**
- * Runs the built CLI with only `env` (and PATH) and collects its exit code and output.
+ * Runs the built CLI with only `env` (and PATH), in `options.cwd` if given, and collects its exit code
+ * and output.
  *
  * @example
  * const { code, stderr } = await runCli(['status', '--verbose'])
@@ -15,9 +16,11 @@ export type CliResult = { code: number | null; stdout: string; stderr: string }
 export function runCli(
   args: string[],
   env: Record<string, string | undefined> = {},
+  options: { cwd?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cliBin, ...args], {
+      ...options,
       env: { PATH: process.env.PATH, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })

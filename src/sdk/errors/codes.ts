@@ -39,6 +39,7 @@ export const vaultErrorCodes = [
   'ADDRESSES_FILE_INVALID',
   'WALLET_CLIENT_REQUIRED',
   'ACCOUNT_REQUIRED',
+  'PEER_DEPENDENCY_MISSING',
   // preconditions and their contract-revert twins
   'DEPOSITS_PAUSED',
   'BELOW_MIN_DEPOSIT',

@@ -1,0 +1,65 @@
+/**
+ * The registration most users write, exactly: command `npx`, args `-y x402-vault@beta`, run by a real
+ * MCP client with an empty npm cache against a private registry that holds this package's tarball
+ * under `beta` and proxies nothing. So the first start needs nothing but the package itself.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type LocalRegistry, packPackage, startLocalRegistry } from '../support/localRegistry.js'
+import { mcpToolNames } from '../support/mcpToolNames.js'
+
+let work: string
+let registry: LocalRegistry | undefined
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'x402-vault-npx-'))
+  const [packed, started] = await Promise.all([packPackage(work), startLocalRegistry()])
+  registry = started
+  await registry.publish(packed.tarball, 'beta')
+}, 180_000)
+
+afterAll(async () => {
+  await registry?.stop()
+  if (work) await rm(work, { recursive: true, force: true })
+})
+
+describe('npx -y x402-vault@beta, from a registry, with an empty cache', () => {
+  it('serves MCP: a real MCP client lists the six tools, and npx installed the package alone', async () => {
+    if (!registry) throw new Error('no registry')
+    const cache = join(work, 'npm-cache')
+    const transport = new StdioClientTransport({
+      command: 'npx',
+      args: ['-y', 'x402-vault@beta'],
+      cwd: work,
+      // Nothing listens on port 9: listing the tools needs no RPC.
+      env: {
+        ...registry.npmEnv(cache),
+        BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:9',
+        MCP_LOG_LEVEL: 'error',
+      },
+      stderr: 'pipe',
+    })
+    let stderr = ''
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const client = new Client({ name: 'x402-vault-npx-test', version: '1.0.0' })
+    await client.connect(transport).catch((error: Error) => {
+      throw new Error(`${error.message}; npx said:\n${stderr}`)
+    })
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name).sort()).toEqual([...mcpToolNames].sort())
+    } finally {
+      await client.close()
+    }
+    // npx keeps what it installed under `_npx/<hash>/node_modules` in the cache.
+    const [install] = await readdir(join(cache, '_npx'))
+    const installed = await readdir(join(cache, '_npx', install as string, 'node_modules'))
+    expect(installed.filter((name) => !name.startsWith('.'))).toEqual(['x402-vault'])
+  }, 120_000)
+})
