@@ -4,6 +4,7 @@ import type { Burst } from './burst.js'
 import type { ColdStart } from './coldStart.js'
 import type { Measured } from './context.js'
 import type { ImportTime } from './importTime.js'
+import type { NpxStart } from './npxStart.js'
 import type { PaidRequestLatency } from './paidLatency.js'
 import type { RoundTripsResult, RpcRoundTrips } from './roundTrips.js'
 import type { SdkCall } from './sdkCalls.js'
@@ -37,6 +38,8 @@ export type BenchReport = {
   overBudget: string[]
   /** The SDK calls under the tools, in process. */
   sdk: Record<string, SdkCall>
+  /** `npx -y x402-vault@beta` from a local registry; `null` in a smoke run (the tests start it). */
+  npxStart: NpxStart | null
   details: {
     rpcMethods: RoundTripsResult['rpcMethods']
     mcpColdStartRunsMs: number[]
@@ -60,6 +63,7 @@ export type Measurements = {
   burst: Measured<Burst>
   sweep: Measured<Sweep>
   sdk: Record<string, SdkCall>
+  npxStart: NpxStart | null
 }
 
 /**
@@ -100,6 +104,8 @@ export function buildReport(
     ),
     atMost('mcpColdStartMs', measured.coldStart.medianMs, 500, 'ms'),
     atMost('sdkImportMs', measured.importTime.sdkImportMs, 250, 'ms'),
+    atMost('npxStart.coldMs', measured.npxStart?.coldMs ?? null, 3000, 'ms'),
+    atMost('npxStart.installedMb', measured.npxStart?.installedMb ?? null, 10, 'MB'),
     atMost('paidRequestLatency.ratio', paidRequestLatency?.ratio ?? null, 1.05, '×'),
     atMost('burst.depositTxs', burst?.depositTxs ?? null, 3, 'transactions'),
     atMost('burst.failedDeposits', burst?.failedDeposits ?? null, 0, 'transactions'),
@@ -121,6 +127,7 @@ export function buildReport(
     budgets,
     overBudget: budgets.filter((check) => check.within === false).map((check) => check.name),
     sdk: measured.sdk,
+    npxStart: measured.npxStart,
     details: {
       rpcMethods,
       mcpColdStartRunsMs: measured.coldStart.runsMs,
@@ -174,6 +181,21 @@ export function formatReport(report: BenchReport): string {
     budgetText(check),
     verdict(check),
   ])
+  const npx = report.npxStart
+  const npxRows = npx
+    ? [
+        ['npxStart.coldMs (empty cache → tools/list)', `${npx.coldMs} ms`, 'npxStart.coldMs'],
+        ['npxStart.warmMs (same cache → tools/list)', `${npx.warmMs} ms`, ''],
+        [
+          'npxStart.installedMb (what npx installed)',
+          `${npx.installedMb} MB`,
+          'npxStart.installedMb',
+        ],
+      ].map(([name = '', value = '', budget = '']) => {
+        const check = checkNamed(budget)
+        return [name, value, check ? `≤ ${check.max} ${check.unit}` : '—', verdict(check)]
+      })
+    : [['npx -y x402-vault@beta', 'not run in a smoke run', '', '']]
   const seller = (['paidRequestLatency', 'burst', 'sweep'] as const).map((key) => [
     key,
     report[key] === null ? `not measured: ${report.notMeasured[key]}` : JSON.stringify(report[key]),
@@ -196,7 +218,7 @@ export function formatReport(report: BenchReport): string {
     table([['what', 'measured', 'budget', ''], ...roundTrips]),
     '',
     'Start-up: medians of fresh processes, interleaved',
-    table([['what', 'measured', 'budget', ''], ...startup]),
+    table([['what', 'measured', 'budget', ''], ...startup, ...npxRows]),
     '',
     'Seller: paid requests through the devnet facilitator, sweeps on chain',
     table(seller),

@@ -20,6 +20,7 @@ import { measureBurst } from './burst.js'
 import { measureColdStart } from './coldStart.js'
 import type { BenchContext } from './context.js'
 import { measureImportTime } from './importTime.js'
+import { measureNpxStart } from './npxStart.js'
 import { measurePaidRequestLatency } from './paidLatency.js'
 import { type BenchReport, buildReport, formatReport } from './report.js'
 import { measureRoundTrips } from './roundTrips.js'
@@ -74,6 +75,7 @@ try {
     paidRequestLatency: await measurePaidRequestLatency(ctx),
     burst: await measureBurst(ctx),
     sweep: await measureSweep(ctx),
+    npxStart: await measureNpxStart(ctx),
   }
   const report = buildReport(measured, { chain: devnet.chain, chainId: devnet.chainId, smoke })
   process.stdout.write(

@@ -6,10 +6,10 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type LocalRegistry, packPackage, startLocalRegistry } from '../support/localRegistry.js'
+import { connectStdio } from '../support/mcp.js'
 import { mcpToolNames } from '../support/mcpToolNames.js'
 
 let work: string
@@ -43,14 +43,7 @@ describe('npx -y x402-vault@beta, from a registry, with an empty cache', () => {
       },
       stderr: 'pipe',
     })
-    let stderr = ''
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    const client = new Client({ name: 'x402-vault-npx-test', version: '1.0.0' })
-    await client.connect(transport).catch((error: Error) => {
-      throw new Error(`${error.message}; npx said:\n${stderr}`)
-    })
+    const { client } = await connectStdio(transport)
     try {
       const { tools } = await client.listTools()
       expect(tools.map((tool) => tool.name).sort()).toEqual([...mcpToolNames].sort())

@@ -6,14 +6,14 @@
  */
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { packPackage } from '../support/localRegistry.js'
+import { bytesUnder, packPackage } from '../support/localRegistry.js'
 import { mcpToolNames } from '../support/mcpToolNames.js'
 
 const run = promisify(execFile)
@@ -53,17 +53,6 @@ async function installInto(name: keyof typeof folders, packages: string[]): Prom
 }
 
 const has = (folder: string, name: string) => existsSync(join(folder, 'node_modules', name))
-
-/** The size of the files under `dir`, in bytes. */
-async function bytesUnder(dir: string): Promise<number> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
-  const sizes = await Promise.all(
-    entries
-      .filter((entry) => entry.isFile())
-      .map(async (entry) => (await stat(join(entry.parentPath, entry.name))).size),
-  )
-  return sizes.reduce((sum, size) => sum + size, 0)
-}
 
 /** Runs an ES module snippet with node in `folder`; returns its stdout. */
 async function nodeIn(folder: string, code: string): Promise<string> {

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -44,6 +44,22 @@ export async function packPackage(folder: string): Promise<PackedPackage> {
     files: packed.files.map((file) => file.path),
     unpackedSize: packed.unpackedSize,
   }
+}
+
+/**
+ * The size of the files under `dir`, in bytes: what an install put on disk.
+ *
+ * @example
+ * const bytes = await bytesUnder(join(folder, 'node_modules'))
+ */
+export async function bytesUnder(dir: string): Promise<number> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+  const sizes = await Promise.all(
+    entries
+      .filter((entry) => entry.isFile())
+      .map(async (entry) => (await stat(join(entry.parentPath, entry.name))).size),
+  )
+  return sizes.reduce((sum, size) => sum + size, 0)
 }
 
 /** A running private registry. */

@@ -28,18 +28,31 @@ export async function connectMcp(
   env: Record<string, string>,
   options: { viaCli?: boolean; cliArgs?: string[] } = {},
 ): Promise<McpSession> {
-  let stderr = ''
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: options.viaCli ? [cliBin, ...(options.cliArgs ?? ['mcp'])] : [mcpBin],
     env,
     stderr: 'pipe',
   })
+  return connectStdio(transport)
+}
+
+/**
+ * Connects a real MCP client over `transport` (made with `stderr: 'pipe'`), keeping what the server
+ * writes to stderr. A server that does not start rejects with that stderr in the message.
+ *
+ * @example
+ * const { client, close } = await connectStdio(new StdioClientTransport({ command: 'npx', … }))
+ */
+export async function connectStdio(transport: StdioClientTransport): Promise<McpSession> {
+  let stderr = ''
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8')
   })
   const client = new Client({ name: 'x402-vault-tests', version: '1.0.0' })
-  await client.connect(transport)
+  await client.connect(transport).catch((error: Error) => {
+    throw new Error(`${error.message}; the server wrote to stderr:\n${stderr}`)
+  })
   return { client, stderr: () => stderr, close: () => client.close() }
 }
 
