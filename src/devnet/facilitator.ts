@@ -7,7 +7,9 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import { type Account, type Chain, createWalletClient, http, publicActions } from 'viem'
-import { z } from 'zod'
+// x402's schemas are zod 3 (its own copy); this package's zod is 4, which carries zod 3 as `zod/v3`.
+// A zod 4 object would not run zod 3 schemas inside it.
+import { z } from 'zod/v3'
 import { redactSecrets } from '../sdk/shared.js'
 import { receiptPollingInterval } from './deploy.js'
 import { DevnetError } from './errors.js'
@@ -38,8 +40,9 @@ const maxBodyBytes = 64 * 1024
 
 const requestBodySchema = z.object({
   x402Version: z.literal(2).optional(),
-  paymentPayload: PaymentPayloadV2Schema,
-  paymentRequirements: PaymentRequirementsV2Schema,
+  // Typed through x402's own types: two copies of zod 3's types nest too deep for TypeScript.
+  paymentPayload: PaymentPayloadV2Schema as unknown as z.ZodType<PaymentPayload>,
+  paymentRequirements: PaymentRequirementsV2Schema as unknown as z.ZodType<PaymentRequirements>,
 })
 
 /**

@@ -32,6 +32,18 @@ export type McpEnv = {
   VAULT_MCP_MAX_PLAN_USDC?: string | undefined
   VAULT_ADDRESSES?: string | undefined
   MCP_LOG_LEVEL?: string | undefined
+  /** Streamable HTTP only (`x402-vault mcp --http`): the port, default 8402. */
+  VAULT_MCP_PORT?: string | undefined
+  /** Streamable HTTP only: the bearer token clients must send; required off loopback. */
+  VAULT_MCP_HTTP_TOKEN?: string | undefined
+  /** Streamable HTTP only: comma-separated origins (`https://app.example.com`) allowed to call. */
+  VAULT_MCP_ALLOWED_ORIGINS?: string | undefined
+  /** Streamable HTTP only: requests per minute per client, default 600. */
+  VAULT_MCP_RATE_LIMIT?: string | undefined
+  /** Streamable HTTP only: requests served at once, default 128. */
+  VAULT_MCP_MAX_CONCURRENT?: string | undefined
+  /** Streamable HTTP only: seconds a request may take, default 30. */
+  VAULT_MCP_REQUEST_TIMEOUT?: string | undefined
 }
 
 /** The public Base Sepolia RPC, used when `BASE_SEPOLIA_RPC_URL` is unset. */

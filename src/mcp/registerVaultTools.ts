@@ -1,9 +1,8 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server'
 import type { McpConfig } from './config.js'
-import { createVaultConnection } from './connection.js'
-import { createLogger, type McpLogger } from './logger.js'
-import { type AnyVaultTool, registerTools } from './tool.js'
-import { vaultTools } from './tools/index.js'
+import type { McpLogger } from './logger.js'
+import { createVaultMcp } from './server.js'
+import type { AnyVaultTool } from './tool.js'
 
 /** What `registerVaultTools` takes: the configuration, and optionally a logger and the tools. */
 export type RegisterVaultToolsOptions = {
@@ -32,29 +31,53 @@ export type VaultToolsHandle = {
  * key and can neither sign nor send. Nothing touches the network until verification starts or a tool
  * is called, so `tools/list` never waits for the RPC.
  *
- * The tools answer `tools/call` themselves, so a refused call is always `isError: true` with text that
- * starts with its stable code. Call {@link guardToolArguments} once the server is connected, so that
- * arguments the MCP SDK cannot parse safely get the same answer.
+ * The tools check their own arguments, so a refused call is always `isError: true` with text that
+ * starts with its stable code, never the MCP SDK's validation message. Their JSON Schemas are
+ * converted once per process.
  *
- * @param server - An `McpServer` of `@modelcontextprotocol/sdk`, not yet connected.
+ * @param server - An `McpServer` of `@modelcontextprotocol/server` (v2), not yet connected.
  * @param options - `config`, `logger`, `tools`.
  * @returns `{ verifyInBackground }`.
  * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID` when `config.addresses` is not a full, valid set.
  * @example
  * const server = new McpServer({ name: 'my-server', version: '1.0.0' })
  * const tools = registerVaultTools(server, { config: await loadMcpConfig(process.env) })
- * const transport = new StdioServerTransport()
- * await server.connect(transport)
- * guardToolArguments(transport, vaultTools)
+ * await server.connect(new StdioServerTransport())
  * tools.verifyInBackground()
  */
 export function registerVaultTools(
   server: McpServer,
   options: RegisterVaultToolsOptions,
 ): VaultToolsHandle {
-  const { config } = options
-  const logger = options.logger ?? createLogger(config.logLevel)
-  const connection = createVaultConnection(config, logger)
-  registerTools(server, options.tools ?? vaultTools, { connection, config, logger })
-  return { verifyInBackground: connection.verifyInBackground }
+  const vault = createVaultMcp(options.config, options)
+  for (const listing of vault.runner.listing) {
+    const config = {
+      title: listing.title,
+      description: listing.description,
+      inputSchema: listedSchema(listing.inputSchema),
+      outputSchema: listedSchema(listing.outputSchema ?? {}),
+      annotations: listing.annotations,
+    }
+    server.registerTool(listing.name, config, (args: unknown) =>
+      vault.runner.call(listing.name, args),
+    )
+  }
+  return { verifyInBackground: vault.verifyInBackground }
+}
+
+/**
+ * A tool's listed JSON Schema for `registerTool`, which lets every value through: the tool checks
+ * its own arguments, so that its refusals keep their form.
+ */
+function listedSchema(
+  json: Record<string, unknown>,
+): StandardSchemaWithJSON<Record<string, unknown>> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'x402-vault',
+      validate: (value) => ({ value: value as Record<string, unknown> }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  }
 }

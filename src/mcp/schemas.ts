@@ -1,4 +1,4 @@
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import type { ToolAnnotations } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import { MAX_SLIPPAGE_BPS } from '../sdk/shared.js'
 import { planWarning } from './json.js'
@@ -23,14 +23,12 @@ export const readOnlyAnnotations: ToolAnnotations = { readOnlyHint: true, openWo
  * toolInput('vault_get_position', { wallet: walletInput() })
  */
 export function toolInput<shape extends z.ZodRawShape>(toolName: string, shape: shape) {
-  return z
-    .object(shape, {
-      errorMap: (issue, ctx) =>
-        issue.code === 'unrecognized_keys'
-          ? { message: unknownArgumentsText(issue.keys, toolName, Object.keys(shape)) }
-          : { message: ctx.defaultError },
-    })
-    .strict()
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? unknownArgumentsText(issue.keys, toolName, Object.keys(shape))
+        : undefined,
+  })
 }
 
 /**
@@ -57,26 +55,26 @@ export function unknownArgumentsText(
 /** The `wallet` input: a string; the handler checks the address. */
 export function walletInput(description: string) {
   const message = 'INVALID_ADDRESS: wallet is required, as a string: 0x followed by 40 hex digits.'
-  return z.string({ required_error: message, invalid_type_error: message }).describe(description)
+  return z.string({ error: message }).describe(description)
 }
 
 /** A decimal USDC amount input: a string; the handler parses it strictly and checks the cap. */
 export function usdcInput(description: string) {
   const message = `INVALID_AMOUNT: amountUsdc must be a decimal string such as "12.5" (a JSON string, not a number).`
-  return z.string({ required_error: message, invalid_type_error: message }).describe(description)
+  return z.string({ error: message }).describe(description)
 }
 
 /** The `shares` input: a string of share base units; the handler parses it. */
 export function sharesInput(description: string) {
   const message = `INVALID_AMOUNT: shares must be a whole number of share base units as a string, such as "2500000".`
-  return z.string({ invalid_type_error: message }).optional().describe(description)
+  return z.string({ error: message }).optional().describe(description)
 }
 
 /** The optional `slippageBps` input: an integer from 0 to 1000. */
 export function slippageInput(description: string) {
   const message = `INVALID_SLIPPAGE: slippageBps must be an integer from 0 to ${MAX_SLIPPAGE_BPS} (basis points; 10 = 0.1 %), or left out for the default of 10.`
   return z
-    .number({ invalid_type_error: message })
+    .number({ error: message })
     .int(message)
     .min(0, message)
     .max(MAX_SLIPPAGE_BPS, message)
@@ -105,7 +103,7 @@ function unavailableOutput() {
 }
 
 /** A read value, or why it could not be read. */
-export function field<schema extends z.ZodTypeAny>(schema: schema) {
+export function field<schema extends z.ZodType>(schema: schema) {
   const union = z.union([schema, unavailableOutput()])
   return schema.description ? union.describe(schema.description) : union
 }

@@ -1,10 +1,12 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { McpServer, type RequestId } from '@modelcontextprotocol/server'
 import packageJson from '../../package.json' with { type: 'json' }
 import { formatUsdc } from '../index.js'
 import { redactUrl } from '../sdk/shared.js'
 import type { McpConfig } from './config.js'
+import { createVaultConnection } from './connection.js'
 import { createLogger, type McpLogger } from './logger.js'
-import { registerVaultTools } from './registerVaultTools.js'
+import { type AnyVaultTool, createToolRunner, refusedCall, type ToolRunner } from './tool.js'
+import { vaultTools } from './tools/index.js'
 
 /** What `createServer` takes besides the configuration. */
 export type CreateServerOptions = {
@@ -20,28 +22,99 @@ const instructions = `Tools for the x402-vault USDC yield vault on Base Sepolia.
  * completes (then the deployment is verified in the background) or a tool is called, so
  * `tools/list` never waits for the network.
  *
+ * It is one server for one connection. To serve several (stdio's discovery probe, one instance per
+ * HTTP request), `runStdioServer` and {@link createMcpHttpHandler} build instances that share one
+ * vault connection and one tool listing.
+ *
  * @param config - From {@link loadMcpConfig}, or built by an embedder.
  * @param options - `logger`.
- * @returns The server; connect it to a transport.
+ * @returns The server (`McpServer` of `@modelcontextprotocol/server`); connect it to a transport.
  * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID` when `config.addresses` is not a full, valid set.
  * @example
  * const server = createServer(await loadMcpConfig(process.env))
  * await server.connect(new StdioServerTransport())
  */
 export function createServer(config: McpConfig, options: CreateServerOptions = {}): McpServer {
-  const logger = options.logger ?? createLogger(config.logLevel)
-  const server = new McpServer(
-    { name: 'x402-vault', title: 'x402-vault', version: packageJson.version },
-    { capabilities: { tools: {} }, instructions },
-  )
-  const tools = registerVaultTools(server, { config, logger })
+  const vault = createVaultMcp(config, options)
+  return vault.newServer({ onInitialized: vault.onInitialized })
+}
 
-  server.server.oninitialized = () => {
-    const client = server.server.getClientVersion()
-    logger.info(
-      `Connected to ${client ? `${client.name} ${client.version}` : 'an MCP client'}; verifying the vault deployment on ${config.chain} through ${redactUrl(config.rpcUrl)}. Plans are capped at ${formatUsdc(config.maxPlanUsdc)} USDC.`,
-    )
-    tools.verifyInBackground()
+/** The costly parts, built once per process: the vault connection and the tools' listing. */
+export type VaultMcp = {
+  config: McpConfig
+  logger: McpLogger
+  tools: readonly AnyVaultTool[]
+  runner: ToolRunner
+  /** Starts verifying the deployment without waiting for it. */
+  verifyInBackground: () => void
+  /** For a connection's handshake: logs the client and starts verification. */
+  onInitialized: (server: McpServer) => void
+  /**
+   * A new MCP server instance over the shared parts: what each connection or HTTP request needs,
+   * and no more (an `McpServer` and its two tool handlers).
+   */
+  newServer: (options?: NewServerOptions) => McpServer
+}
+
+/** Per-instance settings of {@link VaultMcp.newServer}. */
+export type NewServerOptions = {
+  /** Refusals kept by `guardToolCall` for this connection or request, by request id. */
+  refused?: Map<RequestId, string> | undefined
+  /** Called once the client completed the 2025-era handshake. */
+  onInitialized?: ((server: McpServer) => void) | undefined
+}
+
+/**
+ * Builds what every server instance shares. Nothing touches the network until verification starts
+ * or a tool is called.
+ *
+ * @param config - The checked configuration.
+ * @param options - `logger`, and the tools (all six by default).
+ * @returns The shared parts and the instance factory.
+ * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID` when `config.addresses` is not a full, valid set.
+ * @example
+ * const vault = createVaultMcp(config, {})
+ * const server = vault.newServer()
+ */
+export function createVaultMcp(
+  config: McpConfig,
+  options: CreateServerOptions & { tools?: readonly AnyVaultTool[] | undefined },
+): VaultMcp {
+  const logger = options.logger ?? createLogger(config.logLevel)
+  const tools = options.tools ?? vaultTools
+  const connection = createVaultConnection(config, logger)
+  const runner = createToolRunner(tools, { connection, config, logger })
+  const listed = { tools: runner.listing }
+  return {
+    config,
+    logger,
+    tools,
+    runner,
+    verifyInBackground: connection.verifyInBackground,
+    onInitialized(server) {
+      const client = server.server.getClientVersion()
+      logger.info(
+        `Connected to ${client ? `${client.name} ${client.version}` : 'an MCP client'}; verifying the vault deployment on ${config.chain} through ${redactUrl(config.rpcUrl)}. Plans are capped at ${formatUsdc(config.maxPlanUsdc)} USDC.`,
+      )
+      connection.verifyInBackground()
+    },
+    newServer({ refused, onInitialized } = {}) {
+      const server = new McpServer(
+        { name: 'x402-vault', title: 'x402-vault', version: packageJson.version },
+        { capabilities: { tools: {} }, instructions },
+      )
+      // The low-level handlers: the listing is built once, and every call answers itself (see
+      // createToolRunner), so no per-instance tool registration or schema conversion happens.
+      server.server.setRequestHandler('tools/list', () => listed)
+      server.server.setRequestHandler('tools/call', async (request, ctx) => {
+        const result =
+          refusedCall(refused, ctx.mcpReq.id) ??
+          (await runner.call(request.params.name, request.params.arguments))
+        const listing = runner.listing.find((tool) => tool.name === request.params.name)
+        return server.server.projectCallToolResult(result, listing?.outputSchema)
+      })
+      if (onInitialized) server.server.oninitialized = () => onInitialized(server)
+      return server
+    },
   }
-  return server
 }

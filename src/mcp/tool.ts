@@ -1,11 +1,11 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import {
-  CallToolRequestSchema,
-  isJSONRPCRequest,
-  type ToolAnnotations,
-} from '@modelcontextprotocol/sdk/types.js'
-import type { z } from 'zod'
+import type {
+  CallToolResult,
+  JSONRPCMessage,
+  RequestId,
+  Tool,
+  ToolAnnotations,
+} from '@modelcontextprotocol/server'
+import { z } from 'zod'
 import type { VaultContext } from '../index.js'
 import type { McpConfig } from './config.js'
 import type { VaultConnection } from './connection.js'
@@ -35,7 +35,7 @@ export type VaultTool<
   name: string
   title: string
   description: string
-  inputSchema: z.ZodObject<input, 'strict'>
+  inputSchema: z.ZodObject<input, z.core.$strict>
   outputSchema: z.ZodObject<output>
   annotations: ToolAnnotations
   /**
@@ -43,15 +43,15 @@ export type VaultTool<
    * answer; throws an `McpToolError` or SDK error, which becomes the `isError` answer.
    */
   handler: (
-    input: z.output<z.ZodObject<input, 'strict'>>,
+    input: z.output<z.ZodObject<input, z.core.$strict>>,
     context: VaultToolContext,
   ) => Promise<z.input<z.ZodObject<output>>>
 }
 
-/** Any tool, its types erased for the list of tools (the MCP SDK parses the input first). */
+/** Any tool, its types erased for the list of tools (each tool parses its own input). */
 export type AnyVaultTool = Omit<VaultTool, 'inputSchema' | 'outputSchema' | 'handler'> & {
-  inputSchema: z.AnyZodObject
-  outputSchema: z.AnyZodObject
+  inputSchema: z.ZodObject
+  outputSchema: z.ZodObject
   handler: (input: never, context: VaultToolContext) => Promise<unknown>
 }
 
@@ -69,50 +69,112 @@ export function defineTool<input extends z.ZodRawShape, output extends z.ZodRawS
   return tool
 }
 
+/** What every tool call needs: the vault connection, the configuration and the logger. */
+export type ToolDependencies = { connection: VaultConnection; config: McpConfig; logger: McpLogger }
+
+/** The tools' listing and their calls, built once per process and shared by every MCP server instance. */
+export type ToolRunner = {
+  /** What `tools/list` answers, in listing order: computed once, JSON Schemas included. */
+  listing: Tool[]
+  /** Answers one `tools/call`: a refusal (`isError`, text starting with its code) or the result. */
+  call: (name: string, args: unknown) => Promise<CallToolResult>
+}
+
+const listings = new WeakMap<AnyVaultTool, Tool>()
+
 /**
- * Registers the tools on the server and answers `tools/call` itself (see `registerVaultTools` for the
- * public form, which also creates the vault connection).
+ * A tool as `tools/list` shows it: its JSON Schemas are converted from zod once per process (the
+ * conversion is the costliest part of a listing), with one `type` per field (see
+ * {@link oneTypePerField}).
  *
- * The MCP SDK lists each tool from its schemas, but its own argument check would wrap a refusal in
- * its prefix (`MCP error -32602: Input validation error: …`). Answering `tools/call` here keeps every
- * refusal in one form: `isError: true`, text starting with the stable code. Arguments are checked
- * against the same schema `tools/list` shows. An answer is the structured content plus the same JSON
- * as text.
- *
- * @param server - The MCP server.
- * @param tools - The tools, in listing order.
- * @param dependencies - The vault connection, the configuration and the logger.
+ * @param tool - The tool.
+ * @returns `{ name, title, description, inputSchema, outputSchema, annotations }`.
  * @example
- * registerTools(server, vaultTools, { connection, config, logger })
+ * toolListing(vaultStatus).outputSchema
  */
-export function registerTools(
-  server: McpServer,
-  tools: readonly AnyVaultTool[],
-  dependencies: { connection: VaultConnection; config: McpConfig; logger: McpLogger },
-): void {
-  const byName = new Map(tools.map((tool) => [tool.name, tool]))
-  for (const tool of tools) {
-    const listing = {
+export function toolListing(tool: AnyVaultTool): Tool {
+  let listing = listings.get(tool)
+  if (!listing) {
+    listing = {
+      name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema,
+      inputSchema: jsonSchemaOf(tool.inputSchema, 'input') as Tool['inputSchema'],
+      outputSchema: jsonSchemaOf(tool.outputSchema, 'output') as Tool['outputSchema'],
       annotations: tool.annotations,
     }
-    server.registerTool(tool.name, listing, (input: unknown) => run(tool, input, dependencies))
+    listings.set(tool, listing)
   }
-  server.server.removeRequestHandler('tools/call')
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = byName.get(request.params.name)
-    if (!tool) {
-      return refusal(
-        `INVALID_ARGUMENT: There is no tool ${JSON.stringify(request.params.name.slice(0, 64))}; this server has ${[...byName.keys()].join(', ')}.`,
-      )
-    }
-    const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {})
-    if (!parsed.success) return refusal(inputErrorText(parsed.error))
-    return run(tool, parsed.data, dependencies)
-  })
+  return listing
+}
+
+function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): Record<string, unknown> {
+  return oneTypePerField(z.toJSONSchema(schema, { target: 'draft-2020-12', io })) as Record<
+    string,
+    unknown
+  >
+}
+
+/**
+ * Rewrites every `type: [a, b]` of a JSON Schema as `anyOf: [{ type: a }, { type: b }]`: the same
+ * values, in a form that clients which map tool schemas to a one-type-per-field dialect (Gemini's
+ * function declarations, the MCP Inspector's `--strict` check) accept. zod writes a nullable string
+ * as `type: ['string', 'null']`.
+ *
+ * @param schema - A JSON Schema (or any part of one).
+ * @returns A copy without type arrays.
+ * @example
+ * oneTypePerField({ type: ['string', 'null'] }) // { anyOf: [{ type: 'string' }, { type: 'null' }] }
+ */
+export function oneTypePerField(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(oneTypePerField)
+  if (typeof schema !== 'object' || schema === null) return schema
+  const copy: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) copy[key] = oneTypePerField(value)
+  const types = copy.type
+  if (!Array.isArray(types)) return copy
+  const { type: _, description, title, ...constraints } = copy
+  return {
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
+    anyOf: types.map((type) => (type === 'null' ? { type } : { type, ...constraints })),
+  }
+}
+
+/**
+ * Builds the tools' listing and their calls. Every call answers itself, so that a refusal always
+ * has one form, whatever rejected it: `isError: true`, text starting with the stable code. Arguments
+ * are checked against the same schema `tools/list` shows. An answer is the structured content plus
+ * the same JSON as text.
+ *
+ * @param tools - The tools, in listing order.
+ * @param dependencies - The vault connection, the configuration and the logger.
+ * @returns `{ listing, call }`.
+ * @example
+ * const runner = createToolRunner(vaultTools, { connection, config, logger })
+ * await runner.call('vault_status', {})
+ */
+export function createToolRunner(
+  tools: readonly AnyVaultTool[],
+  dependencies: ToolDependencies,
+): ToolRunner {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]))
+  return {
+    listing: tools.map(toolListing),
+    async call(name, args) {
+      const tool = byName.get(name)
+      if (!tool) {
+        return refusal(
+          `INVALID_ARGUMENT: There is no tool ${JSON.stringify(name.slice(0, 64))}; this server has ${[...byName.keys()].join(', ')}.`,
+        )
+      }
+      const unsafe = unsafeArgumentsText(name, args, tools)
+      if (unsafe !== undefined) return refusal(unsafe)
+      const parsed = tool.inputSchema.safeParse(args ?? {})
+      if (!parsed.success) return refusal(inputErrorText(parsed.error))
+      return run(tool, parsed.data, dependencies)
+    },
+  }
 }
 
 /**
@@ -123,8 +185,8 @@ export function registerTools(
 async function run(
   tool: AnyVaultTool,
   input: unknown,
-  dependencies: { connection: VaultConnection; config: McpConfig; logger: McpLogger },
-) {
+  dependencies: ToolDependencies,
+): Promise<CallToolResult> {
   const { connection, config, logger } = dependencies
   const started = performance.now()
   const took = () => `${Math.round(performance.now() - started)} ms`
@@ -148,7 +210,7 @@ async function run(
     if (chainError) throw chainError
     logger.debug(`${tool.name} answered in ${took()}.`)
     return {
-      content: [{ type: 'text' as const, text: JSON.stringify(output, null, 2) }],
+      content: [{ type: 'text', text: JSON.stringify(output, null, 2) }],
       structuredContent: output,
     }
   } catch (error) {
@@ -159,51 +221,27 @@ async function run(
   }
 }
 
-function refusal(text: string) {
-  return { isError: true, content: [{ type: 'text' as const, text }] }
+function refusal(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] }
 }
 
 /**
- * Keys that the MCP SDK's own parsing of `tools/call` mishandles before any handler runs: it turns an
- * object under `__proto__` into the arguments' prototype (its keys then read as arguments), and a
- * `constructor` that is not a function makes it fail with an internal error (-32603) whose message is
- * a zod dump or a JavaScript TypeError.
+ * Keys that the MCP SDK's own parsing of `tools/call` mishandles before any handler runs: it drops a
+ * `__proto__` key without a word (so the call would be answered as if it were not there), and other
+ * SDKs turn an object under it into the arguments' prototype.
  */
 const unsafeArgumentKeys = ['__proto__', 'constructor']
 
 /**
- * Answers on the transport itself the `tools/call` requests whose arguments the MCP SDK cannot parse
- * safely: arguments that are not a JSON object, or that carry `__proto__` or `constructor`. They get
- * the same refusal as any other bad input (`isError`, text starting with `INVALID_ARGUMENT`), never an
- * internal error; every other message goes on to the server. Call it once the server is connected.
- *
- * @param transport - The server's connected transport.
- * @param tools - For the message: which arguments the tool takes.
- * @example
- * await server.connect(transport)
- * guardToolArguments(transport, vaultTools)
+ * Arguments that the MCP SDK cannot parse faithfully, and their refusal: arguments that are not a
+ * JSON object (the SDK would answer a JSON-RPC error holding a raw validation dump), or that carry
+ * `__proto__` or `constructor`. Such a call gets the same refusal as any other bad input.
  */
-export function guardToolArguments(transport: Transport, tools: readonly AnyVaultTool[]): void {
-  const deliver = transport.onmessage
-  transport.onmessage = (message, extra) => {
-    if (isJSONRPCRequest(message) && message.method === 'tools/call') {
-      const text = unsafeArgumentsText(message.params ?? {}, tools)
-      if (text !== undefined) {
-        transport
-          .send({ jsonrpc: '2.0', id: message.id, result: refusal(text) })
-          .catch((error: Error) => transport.onerror?.(error))
-        return
-      }
-    }
-    deliver?.(message, extra)
-  }
-}
-
 function unsafeArgumentsText(
-  params: Record<string, unknown>,
+  name: unknown,
+  args: unknown,
   tools: readonly AnyVaultTool[],
 ): string | undefined {
-  const args = params.arguments
   if (args === undefined) return undefined
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     const given = Array.isArray(args) ? 'an array' : args === null ? 'null' : `a ${typeof args}`
@@ -211,12 +249,56 @@ function unsafeArgumentsText(
   }
   const unsafe = unsafeArgumentKeys.filter((key) => Object.hasOwn(args, key))
   if (unsafe.length === 0) return undefined
-  const tool = tools.find((candidate) => candidate.name === params.name)
+  const tool = tools.find((candidate) => candidate.name === name)
   return unknownArgumentsText(
     unsafe,
-    String(params.name).slice(0, 64),
+    String(name).slice(0, 64),
     tool && Object.keys(tool.inputSchema.shape),
   )
+}
+
+/**
+ * Where the MCP SDK would mishandle a `tools/call` (see {@link unsafeArgumentsText}), takes its
+ * arguments out before the SDK parses the message, and keeps the call's refusal under its request
+ * id for the `tools/call` handler ({@link refusedCall}). Every other message is left as it is.
+ *
+ * @param message - One inbound JSON-RPC message, before the MCP SDK sees it.
+ * @param tools - For the refusal's text: which arguments the tool takes.
+ * @param refused - The refusals of one connection (stdio) or one HTTP request.
+ * @example
+ * guardToolCall(message, vaultTools, refused)
+ */
+export function guardToolCall(
+  message: JSONRPCMessage,
+  tools: readonly AnyVaultTool[],
+  refused: Map<RequestId, string>,
+): void {
+  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return
+  const params = message.params as Record<string, unknown> | undefined
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return
+  const text = unsafeArgumentsText(params.name, params.arguments, tools)
+  if (text === undefined) return
+  refused.set(message.id, text)
+  params.arguments = {}
+}
+
+/**
+ * The refusal {@link guardToolCall} kept for this request, taken out of the map.
+ *
+ * @param refused - The map `guardToolCall` filled.
+ * @param id - The request id.
+ * @returns The refusal to answer with, or `undefined` to run the call.
+ * @example
+ * const answer = refusedCall(refused, ctx.mcpReq.id)
+ */
+export function refusedCall(
+  refused: Map<RequestId, string> | undefined,
+  id: RequestId,
+): CallToolResult | undefined {
+  const text = refused?.get(id)
+  if (text === undefined) return undefined
+  refused?.delete(id)
+  return refusal(text)
 }
 
 /** The first problem with the arguments, code first (the schemas' messages carry their code). */

@@ -87,9 +87,7 @@ describe('x402-vault: help and usage errors', () => {
       [['--verbose'], /^x402-vault: Unknown option "--verbose"\./, 'x402-vault --help'],
       ...commands.map((command): [string[], RegExp, string] => [
         [command, '--no-such-flag'],
-        command === 'mcp'
-          ? /^x402-vault: x402-vault mcp takes no arguments/
-          : /^x402-vault: Unknown option '--no-such-flag'/,
+        /^x402-vault: Unknown option '--no-such-flag'/,
         `x402-vault ${command} --help`,
       ]),
       [['status', 'extra'], /^x402-vault: Unexpected argument 'extra'/, 'x402-vault status --help'],

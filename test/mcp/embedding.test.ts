@@ -1,11 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client'
+import { McpServer } from '@modelcontextprotocol/server'
 import { expect, it } from 'vitest'
 import { VaultConfigError } from '../../src/index.js'
 import {
   createServer,
-  guardToolArguments,
   loadMcpConfig,
   type McpLogger,
   registerVaultTools,
@@ -38,7 +36,9 @@ it('createServer refuses a hand-built config whose addresses are not a full, val
 
 it('registerVaultTools puts the tools on your own server, next to your own tools', async () => {
   const server = new McpServer({ name: 'my-server', version: '1.0.0' })
-  server.registerTool('my_tool', { description: 'Mine.' }, () => ({ content: [] }))
+  server.registerTool('my_tool', { description: 'Mine.' }, () => ({
+    content: [{ type: 'text', text: 'mine' }],
+  }))
   const tools = registerVaultTools(server, {
     config: await loadMcpConfig(offline),
     logger: quiet,
@@ -46,20 +46,23 @@ it('registerVaultTools puts the tools on your own server, next to your own tools
   })
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
-  guardToolArguments(serverSide, vaultTools)
   tools.verifyInBackground()
   const client = new Client({ name: 'embedder', version: '1.0.0' })
   await client.connect(clientSide)
   try {
     const names = (await client.listTools()).tools.map((tool) => tool.name)
     expect(names).toEqual(['my_tool', 'vault_status', 'vault_check_yield'])
+    // Your tools still answer their own calls; the vault's tools refuse bad input in their own words.
+    expect(await client.callTool({ name: 'my_tool', arguments: {} })).toMatchObject({
+      content: [{ type: 'text', text: 'mine' }],
+    })
     const refused = await client.callTool({
-      name: 'vault_status',
-      arguments: JSON.parse('{"__proto__":null}'),
+      name: 'vault_check_yield',
+      arguments: { amount: '5' },
     })
     expect(refused).toMatchObject({
       isError: true,
-      content: [{ type: 'text', text: expect.stringMatching(/^INVALID_ARGUMENT: .*"__proto__"/) }],
+      content: [{ type: 'text', text: expect.stringMatching(/^INVALID_ARGUMENT: .*"amount"/) }],
     })
   } finally {
     await client.close()

@@ -78,7 +78,7 @@ beforeAll(async () => {
       peer('express'),
       peer('@x402/hono'),
       peer('hono'),
-      peer('@modelcontextprotocol/sdk'),
+      peer('@modelcontextprotocol/server'),
     ]),
   ])
 }, 240_000)

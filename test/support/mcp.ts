@@ -119,6 +119,11 @@ export class RecordingStdioTransport implements Transport {
   }
 }
 
+/** Any MCP client, of either SDK version: what the helpers below call. */
+export type ToolCaller = {
+  callTool: (params: { name: string; arguments?: Record<string, unknown> }) => Promise<unknown>
+}
+
 /** A tool's answer, read the way a client reads it. */
 export type ToolAnswer = {
   isError: boolean
@@ -127,11 +132,15 @@ export type ToolAnswer = {
 }
 
 export async function callTool(
-  client: Client,
+  client: ToolCaller,
   name: string,
   args: Record<string, unknown> = {},
 ): Promise<ToolAnswer> {
-  const result = await client.callTool({ name, arguments: args })
+  const result = (await client.callTool({ name, arguments: args })) as {
+    content: unknown
+    isError?: boolean
+    structuredContent?: unknown
+  }
   const content = result.content as { type: string; text?: string }[]
   expect(content).toHaveLength(1)
   expect(content[0]?.type).toBe('text')
@@ -144,7 +153,7 @@ export async function callTool(
 
 /** Calls a tool that must succeed; returns its structured content (the same JSON as its text). */
 export async function callToolOk(
-  client: Client,
+  client: ToolCaller,
   name: string,
   args: Record<string, unknown> = {},
 ): Promise<Record<string, unknown>> {
@@ -160,7 +169,7 @@ export async function callToolOk(
  * expected), and nothing that looks like a stack trace or a file path.
  */
 export async function callToolError(
-  client: Client,
+  client: ToolCaller,
   name: string,
   args: Record<string, unknown>,
   code: string,

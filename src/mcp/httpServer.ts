@@ -1,0 +1,127 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { networkInterfaces } from 'node:os'
+import { loadMcpConfig, McpConfigError } from './config.js'
+import { createMcpHttpHandler, listenHosts, type McpHttpHandler } from './http.js'
+import { loadMcpHttpConfig } from './httpConfig.js'
+import { createLogger, redactLogText } from './logger.js'
+
+/** `--host` and `--port` of `x402-vault mcp --http`. */
+export type HttpServerFlags = {
+  host?: string | undefined
+  port?: string | undefined
+}
+
+/**
+ * Runs the MCP server over Streamable HTTP until SIGTERM or SIGINT: what `x402-vault mcp --http`
+ * does. It answers `POST /mcp` (the MCP endpoint, see {@link createMcpHttpHandler}) and
+ * `GET /healthz` (no authentication, no RPC), and starts verifying the vault deployment at once; when
+ * the RPC cannot be reached, the server still starts and each tool answers a retryable error until it
+ * can. On SIGTERM it stops accepting connections, lets the requests in flight finish, and resolves 0.
+ *
+ * @param env - The environment, usually `process.env` (see `McpEnv`).
+ * @param flags - `host` (default 127.0.0.1) and `port` (default `VAULT_MCP_PORT`, else 8402).
+ * @returns The exit code: 0 after a drain, 1 when the server cannot start.
+ * @example
+ * process.exitCode = await runHttpServer(process.env, { port: '8402' })
+ */
+export async function runHttpServer(
+  env: NodeJS.ProcessEnv,
+  flags: HttpServerFlags = {},
+): Promise<number> {
+  let handler: McpHttpHandler | undefined
+  const fail = (message: string) => {
+    process.stderr.write(`x402-vault-mcp: ${redactLogText(message).replace(/\s*\n\s*/g, ' ')}\n`)
+    return 1
+  }
+  let settings: ReturnType<typeof loadMcpHttpConfig>
+  let config: Awaited<ReturnType<typeof loadMcpConfig>>
+  try {
+    config = await loadMcpConfig(env)
+    settings = loadMcpHttpConfig(env, flags)
+  } catch (error) {
+    return fail(error instanceof McpConfigError ? error.message : String(error))
+  }
+  const logger = createLogger(config.logLevel)
+
+  const server = createServer((request, response) => route(request, response, handler))
+  const listening = new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(settings.port, settings.host, () => resolve())
+  })
+  try {
+    await listening
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return fail(
+      code === 'EADDRINUSE'
+        ? `Port ${settings.port} on ${settings.host} is in use: pick another with --port or VAULT_MCP_PORT.`
+        : `Cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}`,
+    )
+  }
+  const { port } = server.address() as AddressInfo
+  const interfaceAddresses = Object.values(networkInterfaces())
+    .flat()
+    .map((entry) => entry?.address)
+    .filter((address): address is string => address !== undefined)
+  handler = createMcpHttpHandler(config, {
+    token: settings.token,
+    allowedOrigins: settings.allowedOrigins,
+    allowedHosts: listenHosts(settings.host, port, interfaceAddresses),
+    maxConcurrent: settings.maxConcurrent,
+    rateLimitPerMinute: settings.rateLimitPerMinute,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    logger,
+  })
+  const shown = settings.host.includes(':') ? `[${settings.host}]` : settings.host
+  logger.info(
+    `Serving MCP over Streamable HTTP (stateless) at POST /mcp on ${shown}:${port}, ${settings.token ? 'to clients with the bearer token' : 'to loopback clients, without a token'}. Verifying the vault deployment on ${config.chain}.`,
+  )
+  handler.verifyInBackground()
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'))
+    process.once('SIGINT', () => resolve('SIGINT'))
+  })
+  const active = handler
+  logger.info(`${signal}: draining ${active.inFlight()} request(s) in flight, then exiting.`)
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  server.closeIdleConnections()
+  // A request in flight is bounded by its own timeout: the drain needs no other deadline.
+  await active.drain()
+  await active.close()
+  server.closeIdleConnections()
+  await closed
+  logger.info('Drained; exiting.')
+  return 0
+}
+
+function route(
+  request: IncomingMessage,
+  response: ServerResponse,
+  handler: McpHttpHandler | undefined,
+): void {
+  const path = (request.url ?? '/').split('?')[0]
+  if (path === '/healthz' && (request.method === 'GET' || request.method === 'HEAD')) {
+    // Liveness only: it neither needs the token nor touches the RPC.
+    response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+    response.end(request.method === 'HEAD' ? undefined : '{"status":"ok"}')
+    return
+  }
+  if (path === '/mcp' && handler) {
+    handler.node(request, response)
+    return
+  }
+  response.writeHead(404, { 'content-type': 'application/json' })
+  response.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32000,
+        message: 'Not found: the MCP endpoint is POST /mcp, the health check GET /healthz.',
+        data: { reason: 'NOT_FOUND' },
+      },
+    }),
+  )
+}
