@@ -8,6 +8,7 @@ import {
   parseSignature,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { type Devnet, startDevnet } from '../src/devnet/index.js'
 import {
   createVaultClient,
   type VaultChainName,
@@ -39,13 +40,24 @@ export type LedgerBench = {
  * x402's facilitator settles them, in batches spread over the blocks (anvil mines the gaps). Then one
  * `getLedger` through a counting proxy.
  *
- * @param ctx - The devnet (its USDC has EIP-3009).
+ * It runs on a devnet of its own on `base`, whose USDC has EIP-3009: the bench's Base Sepolia devnet
+ * pays through Permit2, as the live test network does.
+ *
+ * @param ctx - The bench's options and progress.
  * @returns The time, the requests and the scan's size.
  * @example
  * const ledger = await measureLedger(ctx)
  */
 export async function measureLedger(ctx: BenchContext): Promise<Measured<LedgerBench>> {
-  const { devnet } = ctx
+  const devnet = await startDevnet({ chain: 'base' })
+  try {
+    return await measureLedgerOn(devnet, ctx)
+  } finally {
+    await devnet.stop()
+  }
+}
+
+async function measureLedgerOn(devnet: Devnet, ctx: BenchContext): Promise<Measured<LedgerBench>> {
   const blocks = ctx.smoke ? 1_000 : 10_000
   const settlements = ctx.smoke ? 20 : 1_000
   const batches = ctx.smoke ? 10 : 100

@@ -46,6 +46,22 @@ beforeAll(async () => {
       conditions: ['workerd', 'worker', 'browser'],
       // nodejs_compat provides Node's built-in modules, as wrangler leaves them to it.
       external: ['node:*', ...builtinModules],
+      // @x402/extensions (gas sponsoring on Base Sepolia) brings a SIWE library whose optional ethers
+      // support is a dynamic import("ethers"): never run here, but a Worker's bundle must resolve it.
+      plugins: [
+        {
+          name: 'no-ethers',
+          setup(build) {
+            build.onResolve({ filter: /^ethers$/ }, () => ({ path: 'ethers', namespace: 'empty' }))
+            build.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'export {}' }))
+          },
+        },
+      ],
+      // As wrangler does with nodejs_compat: a CommonJS require() of a Node built-in (here, a
+      // dependency's require('buffer')) gets the runtime's module.
+      banner: {
+        js: "import * as nodeBuffer from 'node:buffer';\nconst require = (id) => { if (id === 'buffer' || id === 'node:buffer') return nodeBuffer; throw new Error('require(' + id + ') in a Worker'); };",
+      },
       logLevel: 'silent',
     }),
   ])

@@ -26,7 +26,14 @@ const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) 
 /** A peer at the version this repository develops against, so that installs hit npm's cache. */
 const peer = (name: string) => `${name}@${manifest.devDependencies[name]}`
 /** What an Express seller installs besides the package, as the README says. */
-const expressSeller = ['viem', '@x402/core', '@x402/evm', '@x402/express', 'express'].map(peer)
+const expressSeller = [
+  'viem',
+  '@x402/core',
+  '@x402/evm',
+  '@x402/extensions',
+  '@x402/express',
+  'express',
+].map(peer)
 /** What the README said before the x402 packages became peers: no @x402/evm. */
 const expressSellerWithoutEvm = ['viem', '@x402/express', 'express'].map(peer)
 /** The most `npx x402-vault@beta` may install (issue #17): what the MCP server's bin needs. */
