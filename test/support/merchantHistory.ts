@@ -207,8 +207,12 @@ async function settle(
   }
   const client = new x402Client()
     .register(network, new ExactEvmScheme(toClientEvmSigner(buyer, t.publicClient)))
-    // x402's default spend controls allow only the public default assets; the devnet's are ours.
-    .setSpendControls(false)
+    // As a real buyer would: opt in to the asset x402 does not know by default (the vault's test USDC
+    // on Base Sepolia), and raise the $1 cap on default assets for the history's 1.25 and 2 USDC sales.
+    .setSpendControls({
+      maxAmountPerPayment: '$5',
+      allowedAssets: [{ network, asset: payment.token }],
+    })
   const signed = await client.createPaymentPayload({
     x402Version: 2,
     resource: { url: 'http://127.0.0.1/paid', description: 'test', mimeType: 'application/json' },
