@@ -1,6 +1,6 @@
-import { readFileSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { rmSync } from 'node:fs'
 import { defineConfig, type Options } from 'tsup'
+import { uPlotSources } from './src/cli/uPlotSources.js'
 
 const shared: Options = {
   format: ['esm'],
@@ -11,18 +11,6 @@ const shared: Options = {
 
 /** The bins' chunks, in a folder of their own (under `dist`) that only the bins' build writes. */
 const binChunks = 'bin-chunks'
-/**
- * uPlot's script and style, which `x402-vault ledger --html` inlines into its page: the bins carry them
- * (uPlot is a dev dependency), so that `npx x402-vault` still installs nothing but this package.
- */
-function uPlotSources(): string {
-  const read = (path: string) => readFileSync(createRequire(import.meta.url).resolve(path), 'utf8')
-  return JSON.stringify({
-    script: read('uplot/dist/uPlot.iife.min.js'),
-    style: read('uplot/dist/uPlot.min.css'),
-  })
-}
-
 /** What the second build below writes into `dist`: the library's clean must keep it. */
 const binOutputs = ['cli/index.js', 'mcp/bin.js', `${binChunks}/**`]
 
@@ -62,11 +50,21 @@ export default defineConfig([
     external: ['pg'],
     splitting: true,
     clean: false,
-    define: { __X402_VAULT_UPLOT__: uPlotSources() },
     esbuildOptions(options) {
       options.chunkNames = `${binChunks}/[name]-[hash]`
     },
     esbuildPlugins: [
+      {
+        // uPlot is a dev dependency: the bins carry its two files, in the ledger's chunk only (the
+        // module is imported by the lazily loaded HTML report), as the module's own result.
+        name: 'inline-uplot',
+        setup(build) {
+          build.onLoad({ filter: /[\\/]src[\\/]cli[\\/]uPlotSources\.ts$/ }, () => ({
+            contents: `export function uPlotSources() { return ${JSON.stringify(uPlotSources())} }`,
+            loader: 'js',
+          }))
+        },
+      },
       {
         // This build cannot clean `dist` (the library's build writes there at the same time): it
         // empties its own chunk folder, so that no chunk of an earlier build is ever packed.

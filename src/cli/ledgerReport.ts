@@ -1,24 +1,6 @@
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { formatUsdc, type LedgerEntry, type VaultLedger } from '../index.js'
 import { isoTime, kindLabels, signedAmount, signedShares } from './ledgerFormat.js'
-
-/** uPlot's files, inlined into the bins at build time (see tsup.config.ts); absent when run from source. */
-declare const __X402_VAULT_UPLOT__: { script: string; style: string } | undefined
-
-/**
- * uPlot (MIT, by Leon Sorokin), the chart library the page inlines, so that the page loads nothing
- * from the network: carried by the bins, or read from its npm package (a dev dependency) from source.
- */
-function uPlotSources(): { script: string; style: string } {
-  if (typeof __X402_VAULT_UPLOT__ !== 'undefined') return __X402_VAULT_UPLOT__
-  const require = createRequire(import.meta.url)
-  const read = (path: string) => readFileSync(require.resolve(path), 'utf8')
-  return {
-    script: read('uplot/dist/uPlot.iife.min.js'),
-    style: read('uplot/dist/uPlot.min.css'),
-  }
-}
+import { uPlotSources } from './uPlotSources.js'
 
 /** The totals the page shows, in order: the key (also in the ledger's JSON) and the label. */
 const totalRows = [
