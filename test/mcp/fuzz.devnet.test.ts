@@ -7,7 +7,6 @@ import {
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { parseUsdc } from '../../src/index.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import {
   decimal,
@@ -19,7 +18,7 @@ import {
   tinyNumberText,
   whitespace,
 } from '../support/arbitraries.js'
-import { devnetClients } from '../support/devnet.js'
+import { giveMerchantPositionAndAllowance } from '../support/devnet.js'
 import {
   expectMatchesOutputSchema,
   expectNoInternals,
@@ -45,11 +44,7 @@ const callsByTool = new Map<string, number>()
 beforeAll(async () => {
   devnet = await startDevnet({ chain: 'base-sepolia' })
   merchant = devnet.accounts.merchant.address
-  // A position and an allowance, so that withdrawal and deposit plans can take their full paths.
-  const t = devnetClients(devnet)
-  await t.vault.ensureInitializedAndWait()
-  await t.vault.depositAndWait({ amount: parseUsdc('200') })
-  await t.vault.approveUsdcAndWait({ amount: parseUsdc('100') })
+  await giveMerchantPositionAndAllowance(devnet)
   transport = new RecordingStdioTransport([mcpBin], {
     BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
     VAULT_ADDRESSES: await writeAddressesFile(devnet),

@@ -6,10 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { parseUsdc } from '../../src/index.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
-import { devnetClients } from '../support/devnet.js'
+import { giveMerchantPositionAndAllowance } from '../support/devnet.js'
 import {
   callToolError,
   callToolOk,
@@ -42,11 +41,7 @@ let merchant: `0x${string}`
 beforeAll(async () => {
   devnet = await startDevnet({ chain: 'base-sepolia' })
   merchant = devnet.accounts.merchant.address
-  // A position and an allowance, so that every plan can succeed.
-  const t = devnetClients(devnet)
-  await t.vault.ensureInitializedAndWait()
-  await t.vault.depositAndWait({ amount: parseUsdc('200') })
-  await t.vault.approveUsdcAndWait({ amount: parseUsdc('100') })
+  await giveMerchantPositionAndAllowance(devnet)
   proxy = await startCountingProxy(devnet.rpcUrl)
   addresses = await writeAddressesFile(devnet)
   mcp = await startHttpMcp(env({ VAULT_MCP_ALLOWED_ORIGINS: allowedOrigin }))

@@ -21,6 +21,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest'
 import { type Devnet, type StartDevnetOptions, startDevnet } from '../../src/devnet/startDevnet.js'
 import {
   createVaultClient,
+  parseUsdc,
   type VaultAddresses,
   type VaultChainName,
   vaultHttp,
@@ -173,6 +174,20 @@ export function useMerchantDevnet(
     await ready({ devnet, t, proxy, rpc })
   })
   afterAll(() => proxy?.close())
+}
+
+/**
+ * Gives the merchant a position (200 USDC deposited) and an allowance for the router (100 USDC), so
+ * that every plan the MCP tools make (withdrawals, deposits with and without an approval step) can take
+ * its full path.
+ *
+ * @param devnet - A devnet whose merchant holds at least 200 USDC.
+ */
+export async function giveMerchantPositionAndAllowance(devnet: Devnet): Promise<void> {
+  const t = devnetClients(devnet)
+  await t.vault.ensureInitializedAndWait()
+  await t.vault.depositAndWait({ amount: parseUsdc('200') })
+  await t.vault.approveUsdcAndWait({ amount: parseUsdc('100') })
 }
 
 /** What `waitForSuccess` needs of a transaction sent outside the SDK: its hash, sender and nonce. */
