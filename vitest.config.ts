@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { configDefaults, defineConfig } from 'vitest/config'
 
 /** A test that starts a devnet (anvil), itself or through a process it runs, says so in its name. */
@@ -10,6 +11,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Vitest's default leaves one core free, which is one worker on a 2-core machine. Most devnet and
+    // package tests wait on anvil, child processes and npm rather than compute, so a second worker there
+    // takes about a sixth off `npm test` (436 s to 371 s for vitest on the 2-core dev machine).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // Many tests run the built bins and dist/: build it first when the sources are newer.
     globalSetup: ['test/support/freshBuild.ts'],
     projects: [
