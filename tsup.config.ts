@@ -1,6 +1,8 @@
 import { rmSync } from 'node:fs'
+import type { Plugin } from 'esbuild'
 import { defineConfig, type Options } from 'tsup'
 import { uPlotSources } from './src/cli/uPlotSources.js'
+import { recordHandshake } from './src/mcp/recordHandshake.js'
 
 const shared: Options = {
   format: ['esm'],
@@ -11,8 +13,14 @@ const shared: Options = {
 
 /** The bins' chunks, in a folder of their own (under `dist`) that only the bins' build writes. */
 const binChunks = 'bin-chunks'
-/** What the second build below writes into `dist`: the library's clean must keep it. */
-const binOutputs = ['cli/index.js', 'mcp/bin.js', `${binChunks}/**`]
+/** What the bins' builds below write into `dist`: the library's clean must keep it. */
+const binOutputs = [
+  'cli/index.js',
+  'mcp/bin.js',
+  'mcp/stdio.js',
+  'mcp/session.js',
+  `${binChunks}/**`,
+]
 
 export default defineConfig([
   {
@@ -44,7 +52,8 @@ export default defineConfig([
     // starts with no sub-command) never parses the devnet's contracts or the sweeper.
     ...shared,
     name: 'bins',
-    entry: { 'cli/index': 'src/cli/index.ts', 'mcp/bin': 'src/mcp/bin.ts' },
+    // The MCP server's start (`mcp/bin`, and `x402-vault` with no sub-command) is the next build.
+    entry: { 'cli/index': 'src/cli/index.ts', 'mcp/session': 'src/mcp/stdioSession.ts' },
     // Except `pg`, an optional peer that only `sweep --lock` loads, from the seller's own install.
     noExternal: [/^(?!pg(\/|$))/],
     external: ['pg'],
@@ -54,6 +63,7 @@ export default defineConfig([
       options.chunkNames = `${binChunks}/[name]-[hash]`
     },
     esbuildPlugins: [
+      fromDist('start-mcp-from-its-own-build', /^\.\.\/mcp\/stdio\.js$/),
       {
         // uPlot is a dev dependency: the bins carry its two files, in the ledger's chunk only (the
         // module is imported by the lazily loaded HTML report), as the module's own result.
@@ -75,4 +85,46 @@ export default defineConfig([
       },
     ],
   },
+  {
+    // The stdio MCP server's start: what runs before the first answer, in one file of its own. The
+    // bins' build above splits by file: every file reachable from an entry through an import, even an
+    // unused re-export of an entry barrel (the SDK's, viem's), goes into the chunks that entry loads,
+    // which made the server load most of the SDK and viem before its first answer. Bundled alone, it
+    // keeps only what it runs (the configuration's checks and the early handshake), and it loads the
+    // rest (`mcp/session.js`, from the build above) once the handshake is answered.
+    ...shared,
+    name: 'mcp-start',
+    entry: { 'mcp/bin': 'src/mcp/bin.ts', 'mcp/stdio': 'src/mcp/stdio.ts' },
+    noExternal: [/.*/],
+    splitting: false,
+    clean: false,
+    esbuildPlugins: [
+      fromDist('bin-loads-stdio', /^\.\/stdio\.js$/),
+      fromDist('session-from-the-bins-build', /^\.\/stdioSession\.js$/, './session.js'),
+      {
+        // The stdio server answers the opening handshake before it loads the MCP SDK: from what the
+        // server itself answers, recorded here (see src/mcp/handshakeRecording.ts).
+        name: 'record-mcp-handshake',
+        setup(build) {
+          build.onLoad({ filter: /[\\/]src[\\/]mcp[\\/]handshakeRecording\.ts$/ }, async () => ({
+            contents: `export function recordedHandshake() { return ${JSON.stringify(await recordHandshake())} }`,
+            loader: 'js',
+          }))
+        },
+      },
+    ],
+  },
 ])
+
+/**
+ * An esbuild plugin that leaves an import of another build's output as it is (or renamed to that
+ * output's file name), so that the file is not bundled twice.
+ */
+function fromDist(name: string, filter: RegExp, path?: string): Plugin {
+  return {
+    name,
+    setup(build) {
+      build.onResolve({ filter }, (args) => ({ path: path ?? args.path, external: true }))
+    },
+  }
+}

@@ -21,6 +21,7 @@ import { measureColdStart } from './coldStart.js'
 import type { BenchContext } from './context.js'
 import { measureImportTime } from './importTime.js'
 import { measureLedger } from './ledger.js'
+import { measureMcpHttp } from './mcpHttp.js'
 import { measureNpxStart } from './npxStart.js'
 import { measurePaidRequestLatency } from './paidLatency.js'
 import { type BenchReport, buildReport, formatReport } from './report.js'
@@ -68,6 +69,7 @@ try {
   const sdk = await measureSdkCalls(ctx)
   const coldStart = await measureColdStart(ctx)
   const importTime = measureImportTime(ctx)
+  const mcpHttp = await measureMcpHttp(ctx)
   await revokeAllowance(devnet)
   // First among the seller rows: it measures the buyer's Permit2 approval, after which the buyer pays
   // as a regular one does (concurrently, in the burst).
@@ -77,6 +79,7 @@ try {
     sdk,
     coldStart,
     importTime,
+    mcpHttp,
     x402Gas,
     paidRequestLatency: await measurePaidRequestLatency(ctx),
     burst: await measureBurst(ctx),

@@ -32,6 +32,11 @@ export type VaultTool<
   input extends z.ZodRawShape = z.ZodRawShape,
   output extends z.ZodRawShape = z.ZodRawShape,
 > = {
+  /**
+   * `read`: answers from the chain's state, so identical calls in flight share one answer (read at
+   * most one round trip before the later call). `plan`: each call plans on its own.
+   */
+  kind: 'read' | 'plan'
   name: string
   title: string
   description: string
@@ -159,6 +164,8 @@ export function createToolRunner(
   dependencies: ToolDependencies,
 ): ToolRunner {
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
+  /** The reads in flight, by tool and input: many clients asking the same at once cost one read. */
+  const readsInFlight = new Map<string, Promise<CallToolResult>>()
   return {
     listing: tools.map(toolListing),
     async call(name, args) {
@@ -172,7 +179,14 @@ export function createToolRunner(
       if (unsafe !== undefined) return refusal(unsafe)
       const parsed = tool.inputSchema.safeParse(args ?? {})
       if (!parsed.success) return refusal(inputErrorText(parsed.error))
-      return run(tool, parsed.data, dependencies)
+      if (tool.kind !== 'read') return run(tool, parsed.data, dependencies)
+      const key = `${tool.name} ${JSON.stringify(parsed.data)}`
+      let answer = readsInFlight.get(key)
+      if (!answer) {
+        answer = run(tool, parsed.data, dependencies).finally(() => readsInFlight.delete(key))
+        readsInFlight.set(key, answer)
+      }
+      return answer
     },
   }
 }

@@ -344,6 +344,38 @@ describe('plan tools', () => {
       expect(requests, `${name} ${JSON.stringify(args)}: ${methods.join(', ')}`).toBe(budget)
     }
   })
+
+  it('identical reads in flight share one answer and its RPC calls; plans and other reads do not', async () => {
+    const wallet = t.merchant.address
+    // JSON-RPC calls, not HTTP requests: the transport batches concurrent calls into one request.
+    const callsOf = async (calls: [string, Record<string, unknown>][]) => {
+      const { result, methods } = await proxy.measure(() =>
+        Promise.all(calls.map(([name, args]) => callTool(mcp.client, name, args))),
+      )
+      return { results: result.map((answer) => JSON.stringify(answer)), calls: methods.length }
+    }
+    await callToolOk(mcp.client, 'vault_status')
+    const status: [string, Record<string, unknown>] = ['vault_status', {}]
+    const one = await callsOf([status])
+    const ten = await callsOf(Array.from({ length: 10 }, () => status))
+    expect(ten.calls).toBe(one.calls)
+    expect(new Set(ten.results).size).toBe(1)
+    // Different wallets are different reads.
+    const position = (address: string): [string, Record<string, unknown>] => [
+      'vault_get_position',
+      { wallet: address },
+    ]
+    const onePosition = await callsOf([position(wallet)])
+    const twoPositions = await callsOf([position(wallet), position(t.buyer.address)])
+    expect(twoPositions.calls).toBe(2 * onePosition.calls)
+    const plan: [string, Record<string, unknown>] = [
+      'vault_plan_approve_usdc',
+      { wallet, amountUsdc: '10' },
+    ]
+    const onePlan = await callsOf([plan])
+    const threePlans = await callsOf([plan, plan, plan])
+    expect(threePlans.calls).toBe(3 * onePlan.calls)
+  })
 })
 
 describe('errors', () => {

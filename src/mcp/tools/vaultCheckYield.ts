@@ -38,6 +38,7 @@ function venueJson(venue: VenueYield) {
 
 /** `vault_check_yield`: each venue's rates and the venue new deposits go to, in one RPC round trip. */
 export const vaultCheckYield = defineTool({
+  kind: 'read',
   name: 'vault_check_yield',
   title: 'Check vault yield',
   description:

@@ -16,6 +16,7 @@ import { defineTool } from '../tool.js'
 
 /** `vault_get_position`: one wallet's position, in one RPC round trip. */
 export const vaultGetPosition = defineTool({
+  kind: 'read',
   name: 'vault_get_position',
   title: 'Get a wallet’s vault position',
   description:

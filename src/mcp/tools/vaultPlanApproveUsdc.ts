@@ -17,6 +17,7 @@ import { defineTool } from '../tool.js'
 
 /** `vault_plan_approve_usdc`: an unsigned USDC approval with the vault router as spender. */
 export const vaultPlanApproveUsdc = defineTool({
+  kind: 'plan',
   name: 'vault_plan_approve_usdc',
   title: 'Plan a USDC approval for the vault',
   description:

@@ -19,6 +19,7 @@ import { defineTool } from '../tool.js'
 
 /** `vault_plan_deposit`: an unsigned deposit, with the registration and approval it needs first. */
 export const vaultPlanDeposit = defineTool({
+  kind: 'plan',
   name: 'vault_plan_deposit',
   title: 'Plan a vault deposit',
   description:

@@ -24,6 +24,7 @@ import { defineTool } from '../tool.js'
 
 /** `vault_plan_withdraw`: an unsigned withdrawal by USDC amount or by exact shares. */
 export const vaultPlanWithdraw = defineTool({
+  kind: 'plan',
   name: 'vault_plan_withdraw',
   title: 'Plan a vault withdrawal',
   description:

@@ -15,6 +15,7 @@ import { defineTool } from '../tool.js'
 
 /** `vault_status`: the vault's state at one block, in one RPC round trip. */
 export const vaultStatus = defineTool({
+  kind: 'read',
   name: 'vault_status',
   title: 'Vault status',
   description:

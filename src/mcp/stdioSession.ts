@@ -1,0 +1,107 @@
+import { isDeepStrictEqual } from 'node:util'
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  RequestId,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/server'
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio'
+import type { McpConfig } from './config.js'
+import type { answerHandshakeEarly, EarlyHandshake } from './earlyHandshake.js'
+import type { McpLogger } from './logger.js'
+import { createVaultMcp } from './server.js'
+import { type AnyVaultTool, guardToolCall } from './tool.js'
+
+/**
+ * Serves an MCP session over stdio with the whole server (the MCP SDK and the tools), after
+ * {@link answerHandshakeEarly} (or at once, when there is no recording).
+ *
+ * @param config - The checked configuration.
+ * @param early - What to read (stdin, from its first byte) and the requests already answered.
+ * @returns 0 once the client has gone.
+ * @example
+ * return serveStdioSession(config, { input: process.stdin, answered: new Map(), closed: false })
+ */
+export async function serveStdioSession(config: McpConfig, early: EarlyHandshake): Promise<number> {
+  const vault = createVaultMcp(config, {})
+  const transport = new GuardedTransport(
+    new StdioServerTransport(early.input, process.stdout),
+    vault.tools,
+    early.answered,
+    vault.logger,
+  )
+  const closed = new Promise<void>((resolve) => {
+    transport.closed = resolve
+  })
+  // One instance per connection (and one for a discovery probe): they share the vault connection.
+  const handle = serveStdio(
+    ({ era }) =>
+      vault.newServer({
+        refused: transport.refused,
+        // A 2026-07-28 client has no handshake: its first tool call starts verification.
+        onInitialized: era === 'legacy' ? vault.onInitialized : undefined,
+      }),
+    {
+      transport,
+      onerror: (error) => vault.logger.debug(`MCP: ${error.message}`),
+    },
+  )
+  await closed
+  await handle.close()
+  return 0
+}
+
+/**
+ * A transport that passes every inbound message through {@link guardToolCall} before the MCP SDK
+ * parses it, so that arguments the SDK would mishandle get the tools' own refusal; and that drops the
+ * server's answers to the requests answered early, which it reads again.
+ */
+class GuardedTransport implements Transport {
+  onclose?: (() => void) | undefined
+  onerror?: ((error: Error) => void) | undefined
+  onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined
+  /** The refusals {@link guardToolCall} kept, by request id. */
+  readonly refused = new Map<RequestId, string>()
+  /** Called once when the client has gone. */
+  closed: () => void = () => {}
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly tools: readonly AnyVaultTool[],
+    private readonly answered: Map<RequestId, unknown>,
+    private readonly logger: McpLogger,
+  ) {}
+
+  start(): Promise<void> {
+    this.inner.onmessage = (message, extra) => {
+      guardToolCall(message, this.tools, this.refused)
+      this.onmessage?.(message, extra)
+    }
+    this.inner.onerror = (error) => this.onerror?.(error)
+    this.inner.onclose = () => {
+      this.onclose?.()
+      this.closed()
+    }
+    return this.inner.start()
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const id = 'method' in message ? undefined : (message as { id?: RequestId }).id
+    if (id !== undefined && this.answered.has(id)) {
+      const sent = this.answered.get(id)
+      this.answered.delete(id)
+      if (!('result' in message) || !isDeepStrictEqual(message.result, sent)) {
+        this.logger.warn(
+          `The early answer to request ${JSON.stringify(id)} differs from the server's own: rebuild the package.`,
+        )
+      }
+      return Promise.resolve()
+    }
+    return this.inner.send(message, options)
+  }
+
+  close(): Promise<void> {
+    return this.inner.close()
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The built stdio server answers the handshake before it loads the MCP SDK: its early answers must be
+ * the live server's own, and the whole server must then take the session over with no answer sent
+ * twice. Runs the built bin; the RPC is never reached (nothing here reads the chain).
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { HandshakeRecording } from '../../src/mcp/handshakeRecording.js'
+import { recordHandshake } from '../../src/mcp/recordHandshake.js'
+import { mcpBin } from '../support/mcp.js'
+
+type Message = { id?: number | string; result?: Record<string, unknown>; error?: unknown }
+
+let live: HandshakeRecording
+beforeAll(async () => {
+  live = await recordHandshake()
+})
+
+const children: ChildProcessWithoutNullStreams[] = []
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill()
+})
+
+/** Starts the built bin; `next()` resolves with each line it writes to stdout, in order. */
+function startBin() {
+  const child = spawn(process.execPath, [mcpBin], {
+    env: {
+      PATH: process.env.PATH,
+      BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:9',
+      MCP_LOG_LEVEL: 'debug',
+    },
+  })
+  children.push(child)
+  const lines: Message[] = []
+  const waiting: ((message: Message) => void)[] = []
+  let buffered = ''
+  let stderr = ''
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk
+  })
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      const message = JSON.parse(buffered.slice(0, end)) as Message
+      buffered = buffered.slice(end + 1)
+      const waiter = waiting.shift()
+      if (waiter) waiter(message)
+      else lines.push(message)
+    }
+  })
+  return {
+    send: (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`),
+    next: () =>
+      new Promise<Message>((resolve) => {
+        const line = lines.shift()
+        if (line) resolve(line)
+        else waiting.push(resolve)
+      }),
+    stderr: () => stderr,
+    exited: new Promise<number | null>((resolve) => child.on('exit', resolve)),
+    child,
+  }
+}
+
+const initialize = (protocolVersion: string) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'test', version: '1.0.0' } },
+})
+
+describe('the built stdio server’s early start', () => {
+  it.each([...SUPPORTED_PROTOCOL_VERSIONS])(
+    'answers the %s handshake as the live server does, then serves a tool call, each id once',
+    async (version) => {
+      const bin = startBin()
+      bin.send(initialize(version))
+      expect(await bin.next()).toEqual({ jsonrpc: '2.0', id: 1, result: live.initialize[version] })
+      bin.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+      bin.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+      expect(await bin.next()).toEqual({ jsonrpc: '2.0', id: 2, result: live.toolsList })
+      // Answered by the whole server, which read ids 1 and 2 again and kept its answers to itself.
+      bin.send({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'vault_get_position', arguments: { wallet: '0x12' } },
+      })
+      const call = await bin.next()
+      expect(call.id).toBe(3)
+      expect(call.result?.isError).toBe(true)
+      expect(JSON.stringify(call.result)).toContain('INVALID_ADDRESS')
+      bin.send({ jsonrpc: '2.0', id: 4, method: 'ping' })
+      expect(await bin.next()).toEqual({ jsonrpc: '2.0', id: 4, result: {} })
+      bin.child.stdin.end()
+      expect(await bin.exited).toBe(0)
+      expect(bin.stderr()).not.toContain('differs')
+    },
+  )
+
+  it('a client that only lists the tools and leaves: the server exits 0 without loading the rest', async () => {
+    const bin = startBin()
+    bin.send(initialize('2025-11-25'))
+    await bin.next()
+    bin.child.stdin.end()
+    expect(await bin.exited).toBe(0)
+  })
+
+  it('the start is one small file that loads nothing but Node’s own modules before its first answer', () => {
+    const start = join(mcpBin, '../stdio.js')
+    const code = readFileSync(start, 'utf8')
+    const staticImports = [...code.matchAll(/^import .* from ["']([^"']+)["']/gm)].map(
+      ([, specifier]) => specifier,
+    )
+    expect(staticImports.every((specifier) => /^(node:)?[a-z_/]+$/.test(specifier ?? ''))).toBe(
+      true,
+    )
+    expect(code).toContain('import("./session.js")')
+    // The recording and the configuration's checks: well under the MCP SDK's size alone.
+    expect(statSync(start).size).toBeLessThan(200_000)
+  })
+})
