@@ -82,6 +82,9 @@ export function resolveAnvilBinary(
   })
 }
 
+/** Past blocks whose state anvil keeps: more than the bench's 10,000-block ledger scan. */
+const maxPersistedStates = 20_000
+
 const running = new Set<ChildProcess>()
 let exitHookInstalled = false
 
@@ -113,6 +116,11 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
     String(options.port ?? 0),
     '--chain-id',
     String(options.chainId),
+    // Anvil keeps only the recent blocks' states in memory (a read 10,000 blocks back fails); this
+    // keeps the rest on disk, so the devnet answers historical reads (a ledger's opening balances)
+    // over a long stretch as an archive node does.
+    '--max-persisted-states',
+    String(maxPersistedStates),
   ]
   if (options.blockNumber !== undefined) args.push('--number', options.blockNumber.toString())
   if (options.genesisTimestamp !== undefined) {
