@@ -7,32 +7,18 @@
  */
 
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
-import { packPackage } from '../support/localRegistry.js'
+import { expressSeller, packPackage } from '../support/localRegistry.js'
 import { buyerFetch, paymentResponseOf } from '../support/merchantApps.js'
 import { spawnWatched, type WatchedProcess } from '../support/watchedProcess.js'
 
 const run = promisify(execFile)
-const root = join(import.meta.dirname, '../..')
-const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
-  devDependencies: Record<string, string>
-}
-/** The README's install line for an Express seller, at the versions this repository develops against. */
-const expressSeller = [
-  'viem',
-  '@x402/core',
-  '@x402/evm',
-  '@x402/extensions',
-  '@x402/express',
-  'express',
-].map((name) => `${name}@${manifest.devDependencies[name]}`)
-
 type Format = 'commonjs' | 'module'
 type Chain = 'base' | 'base-sepolia'
 

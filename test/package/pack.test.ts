@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { docSnippets } from '../support/docSnippets.js'
-import { bytesUnder, packPackage } from '../support/localRegistry.js'
+import { bytesUnder, expressSeller, packPackage, peer } from '../support/localRegistry.js'
 import { mcpToolNames } from '../support/mcpToolNames.js'
 
 const run = promisify(execFile)
@@ -23,19 +23,7 @@ const root = join(import.meta.dirname, '../..')
 const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
   version: string
   exports: Record<string, unknown>
-  devDependencies: Record<string, string>
 }
-/** A peer at the version this repository develops against, so that installs hit npm's cache. */
-const peer = (name: string) => `${name}@${manifest.devDependencies[name]}`
-/** What an Express seller installs besides the package, as the README says. */
-const expressSeller = [
-  'viem',
-  '@x402/core',
-  '@x402/evm',
-  '@x402/extensions',
-  '@x402/express',
-  'express',
-].map(peer)
 /** What the README said before the x402 packages became peers: no @x402/evm. */
 const expressSellerWithoutEvm = ['viem', '@x402/express', 'express'].map(peer)
 /** The most `npx x402-vault@beta` may install (issue #17): what the MCP server's bin needs. */
@@ -48,7 +36,7 @@ let packedFiles: string[]
 const folders = { plain: '', express: '', expressWithoutEvm: '', hono: '', types: '' }
 
 /** Installs the tarball and `packages` into a new empty folder. */
-async function installInto(name: keyof typeof folders, packages: string[]): Promise<void> {
+async function installInto(name: keyof typeof folders, packages: readonly string[]): Promise<void> {
   const folder = join(work, name)
   await mkdir(folder)
   await writeFile(
@@ -62,6 +50,33 @@ async function installInto(name: keyof typeof folders, packages: string[]): Prom
 }
 
 const has = (folder: string, name: string) => existsSync(join(folder, 'node_modules', name))
+
+/**
+ * Type-checks `files` in `folder` with tsc --strict (NodeNext, as a TypeScript app on Node has it) in one
+ * run, with the global types of `types`; fails with tsc's report.
+ */
+async function typeCheck(folder: string, files: string[], types: string[]): Promise<void> {
+  await writeFile(
+    join(folder, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        target: 'ES2022',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types,
+      },
+      files,
+    }),
+  )
+  const tsc = join(root, 'node_modules/typescript/bin/tsc')
+  // tsc exits non-zero on any error, an unused `@ts-expect-error` included, and prints it on stdout.
+  await run(process.execPath, [tsc, '-p', folder]).catch((error: { stdout?: string }) => {
+    throw new Error(`tsc failed:\n${error.stdout}`)
+  })
+}
 
 /** Runs a snippet with node in `folder`, as an ES module or as CommonJS; returns its stdout. */
 async function nodeIn(
@@ -284,26 +299,7 @@ export const mcp = () => createServer(1)
 export const tools: readonly unknown[] = vaultTools
 `
     await writeFile(join(folders.types, 'consumer.ts'), consumer)
-    await writeFile(
-      join(folders.types, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          target: 'ES2022',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: [],
-        },
-        files: ['consumer.ts'],
-      }),
-    )
-    const tsc = join(root, 'node_modules/typescript/bin/tsc')
-    // tsc exits non-zero on any error, an unused `@ts-expect-error` included, and prints it on stdout.
-    await run(process.execPath, [tsc, '-p', folders.types]).catch((error: { stdout?: string }) => {
-      throw new Error(`tsc failed:\n${error.stdout}`)
-    })
+    await typeCheck(folders.types, ['consumer.ts'], [])
   })
 })
 
@@ -327,25 +323,7 @@ describe('the README and the guides, pasted into a TypeScript app', () => {
         return file
       }),
     )
-    await writeFile(
-      join(folder, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          target: 'ES2022',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: ['node'],
-        },
-        files,
-      }),
-    )
-    const tsc = join(root, 'node_modules/typescript/bin/tsc')
     // tsc names each failing file; its first line says which block of which document it is.
-    await run(process.execPath, [tsc, '-p', folder]).catch((error: { stdout?: string }) => {
-      throw new Error(`tsc failed:\n${error.stdout}`)
-    })
+    await typeCheck(folder, files, ['node'])
   })
 })
