@@ -26,6 +26,11 @@ export default defineConfig([
   {
     ...shared,
     name: 'library',
+    // ESM and CommonJS (`.cjs`, with `.d.cts` types), as viem and x402 ship: many Express apps are
+    // CommonJS (what `npm init -y` makes). The shims give the CommonJS build `import.meta.url` (the
+    // devnet finds anvil with it). The bins below stay ESM only: nothing large is shipped twice.
+    format: ['esm', 'cjs'],
+    shims: true,
     entry: {
       index: 'src/index.ts',
       'devnet/index': 'src/devnet/index.ts',

@@ -30,7 +30,15 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'devnet', include: [devnetTests] } },
-      { extends: true, test: { name: 'package', include: [packageTests] } },
+      // A package test that also starts a devnet runs once, with the devnet tests.
+      {
+        extends: true,
+        test: {
+          name: 'package',
+          include: [packageTests],
+          exclude: [...configDefaults.exclude, devnetTests],
+        },
+      },
     ],
   },
 })

@@ -32,15 +32,9 @@ import {
   isAddressEqual,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { type Devnet, startDevnet, writeAddressesFile } from '../src/devnet/index.js'
-import {
-  createVaultClient,
-  formatUsdc,
-  type IdleDeposit,
-  parseUsdc,
-  unwrapField,
-} from '../src/index.js'
-import { createPaywall } from '../src/plugins/express.js'
+import { createVaultClient, formatUsdc, type IdleDeposit, parseUsdc, unwrapField } from 'x402-vault'
+import { type Devnet, startDevnet, writeAddressesFile } from 'x402-vault/devnet'
+import { createPaywall } from 'x402-vault/express'
 
 const price = parseUsdc('2.5')
 const payments = 6

@@ -10,8 +10,8 @@
  */
 import type { AddressInfo } from 'node:net'
 import express from 'express'
-import { formatUsdc } from '../src/index.js'
-import { createPaywall } from '../src/plugins/express.js'
+import { formatUsdc } from 'x402-vault'
+import { createPaywall } from 'x402-vault/express'
 import { facilitatorFromEnv, merchantVaultFromEnv } from './merchantVault.js'
 
 const { vault, merchant, testnet } = await merchantVaultFromEnv(process.env)

@@ -10,8 +10,8 @@
  * Environment: as examples/merchantVault.ts, plus SWEEP_MIN_IDLE_USDC and SWEEP_RESERVE_USDC.
  */
 import { Hono } from 'hono'
-import { formatUsdc } from '../src/index.js'
-import { createPaywall, type HonoPaywallMiddleware, type Paywall } from '../src/plugins/hono.js'
+import { formatUsdc } from 'x402-vault'
+import { createPaywall, type HonoPaywallMiddleware, type Paywall } from 'x402-vault/hono'
 import { facilitatorFromEnv, type MerchantEnv, merchantVaultFromEnv } from './merchantVault.js'
 
 let paywall: Promise<Paywall<HonoPaywallMiddleware>> | undefined

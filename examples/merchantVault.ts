@@ -7,12 +7,10 @@
  *   X402_FACILITATOR_URL           an x402 facilitator that supports the chain
  *   X402_FACILITATOR_BEARER_TOKEN  optional, for facilitators that require one
  *   VAULT_ADDRESSES                optional, an addresses JSON (the devnet's); default: the public deployment
- *
- * In your app, import from 'x402-vault' instead of '../src/index.js'.
  */
 import { createPublicClient, createWalletClient, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createVaultClient, loadVaultAddresses, vaultChains, vaultHttp } from '../src/index.js'
+import { createVaultClient, loadVaultAddresses, vaultChains, vaultHttp } from 'x402-vault'
 
 /** `process.env`, or an edge runtime's bindings. */
 export type MerchantEnv = Record<string, string | undefined>

@@ -15,7 +15,7 @@ import {
   loadVaultAddresses,
   parseUsdc,
   vaultHttp,
-} from '../src/index.js'
+} from 'x402-vault'
 
 const rpcUrl = process.env.BASE_SEPOLIA_RPC_URL
 const key = process.env.MERCHANT_PRIVATE_KEY as Hex | undefined

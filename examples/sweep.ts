@@ -6,7 +6,7 @@
  * Optional: VAULT_CHAIN=base-sepolia (with BASE_SEPOLIA_RPC_URL), VAULT_ADDRESSES,
  * SWEEP_MIN_IDLE_USDC (default 25), SWEEP_RESERVE_USDC (default 10). `x402-vault sweep` does the same.
  */
-import { formatUsdc } from '../src/index.js'
+import { formatUsdc } from 'x402-vault'
 import { merchantVaultFromEnv } from './merchantVault.js'
 
 const { vault } = await merchantVaultFromEnv(process.env)

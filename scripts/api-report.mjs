@@ -22,9 +22,14 @@ const tempFolder = join(root, 'node_modules/.cache/api-report')
 const reportName = (subpath) =>
   subpath === '.' ? packageJson.name : `${packageJson.name}.${subpath.slice(2)}`
 
+// Each entry's ESM types (`import.types`): its CommonJS types (`require.types`, `.d.cts`) are the same
+// declarations, built from the same sources.
 const entries = Object.entries(packageJson.exports)
-  .filter(([, target]) => typeof target === 'object' && target.types)
-  .map(([subpath, target]) => ({ name: reportName(subpath), types: join(root, target.types) }))
+  .filter(([, target]) => typeof target === 'object' && target.import?.types)
+  .map(([subpath, target]) => ({
+    name: reportName(subpath),
+    types: join(root, target.import.types),
+  }))
 
 const silent = { logLevel: 'none' }
 /** API Extractor's own lines that this script replaces with one summary saying what to do. */

@@ -85,6 +85,7 @@ describe('the layers of src/', () => {
   it('the package-internal entry is no entry point of the package', () => {
     const targets = JSON.stringify(packageJson.exports)
     expect(targets).not.toMatch(/shared/)
-    expect(packageJson.exports['.'].types).toBe('./dist/index.d.ts')
+    expect(packageJson.exports['.'].import.types).toBe('./dist/index.d.ts')
+    expect(packageJson.exports['.'].require.types).toBe('./dist/index.d.cts')
   })
 })

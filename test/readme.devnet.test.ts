@@ -4,30 +4,20 @@
  * documents under "Runnable snippets".
  */
 import { execFile } from 'node:child_process'
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.js'
 import { writeAddressesFile } from './support/addressesFile.js'
+import { docSnippets } from './support/docSnippets.js'
 
 const root = join(import.meta.dirname, '..')
 const tsx = join(root, 'node_modules/.bin/tsx')
 const tsc = join(root, 'node_modules/.bin/tsc')
-/** The documents in the order a reader meets them: the README, then the guides. */
-const documents = [
-  'README.md',
-  ...(await readdir(join(root, 'docs'))).sort().map((f) => `docs/${f}`),
-]
-const texts = await Promise.all(documents.map((file) => readFile(join(root, file), 'utf8')))
-const readme = texts[0] as string
-const snippets = documents
-  .flatMap((file, at) =>
-    [...(texts[at] as string).matchAll(/^```ts runnable\n([\s\S]*?)^```$/gm)].map((match) => ({
-      where: `${file} line ${(texts[at] as string).slice(0, match.index).split('\n').length}`,
-      code: match[1] as string,
-    })),
-  )
+const readme = await readFile(join(root, 'README.md'), 'utf8')
+const snippets = (await docSnippets())
+  .filter((snippet) => snippet.runnable)
   .map(({ where, code }, index) => ({
     name: `runnable block ${index + 1} (${where})`,
     code,
@@ -50,6 +40,10 @@ describe('the README and the guides', () => {
       X402_FACILITATOR_URL: devnet.facilitatorUrl as string,
     }
     folder = await mkdtemp(join(root, '.readme-snippets-'))
+    // The repository's tsconfig maps `x402-vault` to src/ (for the examples); a reader's app has no
+    // such mapping, so tsx runs the snippets with a tsconfig of their own, against dist/.
+    await writeFile(join(folder, 'tsconfig.json'), '{}')
+    env.TSX_TSCONFIG_PATH = join(folder, 'tsconfig.json')
   })
   async function writeSnippet(index: number, code: string): Promise<string> {
     const file = join(folder, `snippet-${index}.ts`)

@@ -46,8 +46,8 @@ export type PaywallRoute = {
 
 /** How to reach the x402 facilitator. */
 export type PaywallFacilitator = {
-  /** The facilitator's URL, such as `process.env.X402_FACILITATOR_URL`. */
-  url: string
+  /** The facilitator's URL, such as `process.env.X402_FACILITATOR_URL` (unset: a clear error). */
+  url: string | undefined
   /** Sent as `Authorization: Bearer <token>` on `verify`, `settle` and `supported`. */
   bearerToken?: string | undefined
   /** Or your own headers, keyed by path (`{ verify, settle, supported }`), as x402 expects. */
@@ -236,8 +236,10 @@ function resourceServerOf(options: CreatePaywallOptions): x402ResourceServer {
     return resourceServer
   }
   if (typeof facilitator?.url !== 'string' || !/^https?:\/\//.test(facilitator.url)) {
+    // Usually from an environment variable; its value is never echoed (a URL may hold a key).
+    const unset = facilitator !== undefined && facilitator.url === undefined
     throw new VaultValidationError(
-      '`facilitator.url` must be the http(s) URL of an x402 facilitator (or pass `resourceServer`).',
+      `\`facilitator.url\` must be the http(s) URL of an x402 facilitator (or pass \`resourceServer\`)${unset ? '; it is undefined: is the variable that should hold it (such as X402_FACILITATOR_URL) set?' : '.'}`,
       { code: 'INVALID_ARGUMENT', details: { field: 'facilitator.url' } },
     )
   }

@@ -48,8 +48,17 @@ export async function importPeer<module>(
   }
 }
 
-/** The package Node could not find, from its `ERR_MODULE_NOT_FOUND` message; else `undefined`. */
+/**
+ * The package Node could not find, from its message; else `undefined`. `import()` (the ESM build) fails
+ * with `ERR_MODULE_NOT_FOUND`, "Cannot find package 'name'"; `require` (the CommonJS build, or a peer's
+ * own CommonJS code) with `MODULE_NOT_FOUND`, "Cannot find module 'name/sub/path'".
+ */
 function missingPackage(error: unknown): string | undefined {
-  if ((error as { code?: unknown } | undefined)?.code !== 'ERR_MODULE_NOT_FOUND') return undefined
-  return /Cannot find package '([^']+)'/.exec((error as Error).message)?.[1]
+  const code = (error as { code?: unknown } | undefined)?.code
+  const message = (error as Error).message
+  if (code === 'ERR_MODULE_NOT_FOUND') return /Cannot find package '([^']+)'/.exec(message)?.[1]
+  if (code !== 'MODULE_NOT_FOUND') return undefined
+  // A bare specifier's package: `@scope/name` or `name`, without a subpath. A relative or absolute
+  // path is a broken install, not a missing peer.
+  return /^Cannot find module '((?:@[^/'.][^/']*\/)?[^/'.][^/']*)/.exec(message)?.[1]
 }

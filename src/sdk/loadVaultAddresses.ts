@@ -24,7 +24,8 @@ const metadataKeys = ['chain', 'chainId'] as const
  * a typo cannot silently fall back to a built-in address. The result can be passed straight to
  * `createVaultClient({ addresses })`.
  *
- * @param path - The file's path.
+ * @param path - The file's path, such as `process.env.VAULT_ADDRESSES`; `undefined` or `''` is refused
+ *   with a clear error.
  * @param options - `chain`: the chain the file must be for.
  * @returns The eight addresses, checksummed.
  * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID`, naming the file and the key that is missing or
@@ -34,13 +35,15 @@ const metadataKeys = ['chain', 'chainId'] as const
  * const vault = createVaultClient({ publicClient, chain: 'base-sepolia', addresses })
  */
 export async function loadVaultAddresses(
-  path: string,
+  path: string | undefined,
   options: LoadVaultAddressesOptions = {},
 ): Promise<VaultAddresses> {
   if (typeof path !== 'string' || path === '') {
-    throw new VaultConfigError('The addresses file path must be a non-empty string.', {
-      code: 'ADDRESSES_FILE_INVALID',
-    })
+    // The path usually comes from an environment variable (VAULT_ADDRESSES) that is not set.
+    throw new VaultConfigError(
+      `The addresses file path must be a non-empty string, but it is ${path === '' ? 'empty' : typeof path}: is the variable that should hold it (such as VAULT_ADDRESSES) set?`,
+      { code: 'ADDRESSES_FILE_INVALID' },
+    )
   }
   // Loaded here, not at the top: the SDK root must stay importable where `node:fs` does not exist.
   const { readFile } = await import('node:fs/promises')

@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -8,52 +8,14 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { buyerFetch, paymentResponseOf } from '../support/merchantApps.js'
+import { spawnWatched, type WatchedProcess } from '../support/watchedProcess.js'
 
 const root = join(import.meta.dirname, '../..')
 const tsx = join(root, 'node_modules/.bin/tsx')
 
-/** A running example: its stdout so far, a wait for a line, and its exit. */
-type Example = {
-  child: ChildProcessWithoutNullStreams
-  stdout: () => string
-  stderr: () => string
-  waitFor: (pattern: RegExp) => Promise<RegExpMatchArray>
-}
-
 /** Spawns `examples/<file>` with tsx and exactly `env` (and PATH). */
-function startExample(file: string, env: Record<string, string>): Example {
-  const child = spawn(tsx, [join(root, 'examples', file)], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...env },
-  })
-  let stdout = ''
-  let stderr = ''
-  const waiters: (() => void)[] = []
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString()
-    for (const wake of waiters.splice(0)) wake()
-  })
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString()
-  })
-  child.on('exit', () => {
-    for (const wake of waiters.splice(0)) wake()
-  })
-  return {
-    child,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    async waitFor(pattern) {
-      for (;;) {
-        const match = stdout.match(pattern)
-        if (match) return match
-        if (child.exitCode !== null) {
-          throw new Error(`${file} exited (${child.exitCode}) before ${pattern}: ${stderr}`)
-        }
-        await new Promise<void>((resolve) => waiters.push(resolve))
-      }
-    },
-  }
+function startExample(file: string, env: Record<string, string>): WatchedProcess {
+  return spawnWatched(file, tsx, [join(root, 'examples', file)], { cwd: root, env })
 }
 
 /** Where the settlement of a paid response went: the token itself (EIP-3009) or x402's Permit2 proxy. */
@@ -64,16 +26,11 @@ async function settlementTarget(devnet: Devnet, response: Response) {
 }
 
 /** Sends SIGTERM and resolves with the exit code. */
-async function stop(example: Example): Promise<number | null> {
-  const exited = once(example.child, 'exit')
-  example.child.kill('SIGTERM')
-  const [code] = await exited
-  return code as number | null
-}
+const stop = (example: WatchedProcess) => example.stop()
 
 describe('the merchant examples, against a devnet', () => {
   const started: Devnet[] = []
-  const running: Example[] = []
+  const running: WatchedProcess[] = []
   afterAll(async () => {
     for (const example of running)
       if (example.child.exitCode === null) example.child.kill('SIGKILL')

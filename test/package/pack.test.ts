@@ -1,19 +1,21 @@
 /**
  * The package as users get it: `npm pack` once, then installs from that tarball into empty folders, as
  * a seller on Express, a seller on Hono, a plain install (what `npx` installs for the MCP server), and
- * a TypeScript consumer of every subpath. Installs come from npm's cache only (`--offline`; `npm ci`
+ * a TypeScript consumer of every subpath and of every ```ts block of the README and the guides. publint
+ * and arethetypeswrong check the tarball itself. Installs come from npm's cache only (`--offline`; `npm ci`
  * filled it), so they prove that the published files alone work.
  */
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bytesUnder, packPackage } from '../support/localRegistry.js'
+import { docSnippets } from '../support/docSnippets.js'
+import { bytesUnder, expressSeller, packPackage, peer } from '../support/localRegistry.js'
 import { mcpToolNames } from '../support/mcpToolNames.js'
 
 const run = promisify(execFile)
@@ -21,19 +23,7 @@ const root = join(import.meta.dirname, '../..')
 const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
   version: string
   exports: Record<string, unknown>
-  devDependencies: Record<string, string>
 }
-/** A peer at the version this repository develops against, so that installs hit npm's cache. */
-const peer = (name: string) => `${name}@${manifest.devDependencies[name]}`
-/** What an Express seller installs besides the package, as the README says. */
-const expressSeller = [
-  'viem',
-  '@x402/core',
-  '@x402/evm',
-  '@x402/extensions',
-  '@x402/express',
-  'express',
-].map(peer)
 /** What the README said before the x402 packages became peers: no @x402/evm. */
 const expressSellerWithoutEvm = ['viem', '@x402/express', 'express'].map(peer)
 /** The most `npx x402-vault@beta` may install (issue #17): what the MCP server's bin needs. */
@@ -46,7 +36,7 @@ let packedFiles: string[]
 const folders = { plain: '', express: '', expressWithoutEvm: '', hono: '', types: '' }
 
 /** Installs the tarball and `packages` into a new empty folder. */
-async function installInto(name: keyof typeof folders, packages: string[]): Promise<void> {
+async function installInto(name: keyof typeof folders, packages: readonly string[]): Promise<void> {
   const folder = join(work, name)
   await mkdir(folder)
   await writeFile(
@@ -61,9 +51,40 @@ async function installInto(name: keyof typeof folders, packages: string[]): Prom
 
 const has = (folder: string, name: string) => existsSync(join(folder, 'node_modules', name))
 
-/** Runs an ES module snippet with node in `folder`; returns its stdout. */
-async function nodeIn(folder: string, code: string): Promise<string> {
-  return (await run('node', ['--input-type=module', '-e', code], { cwd: folder })).stdout
+/**
+ * Type-checks `files` in `folder` with tsc --strict (NodeNext, as a TypeScript app on Node has it) in one
+ * run, with the global types of `types`; fails with tsc's report.
+ */
+async function typeCheck(folder: string, files: string[], types: string[]): Promise<void> {
+  await writeFile(
+    join(folder, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        target: 'ES2022',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types,
+      },
+      files,
+    }),
+  )
+  const tsc = join(root, 'node_modules/typescript/bin/tsc')
+  // tsc exits non-zero on any error, an unused `@ts-expect-error` included, and prints it on stdout.
+  await run(process.execPath, [tsc, '-p', folder]).catch((error: { stdout?: string }) => {
+    throw new Error(`tsc failed:\n${error.stdout}`)
+  })
+}
+
+/** Runs a snippet with node in `folder`, as an ES module or as CommonJS; returns its stdout. */
+async function nodeIn(
+  folder: string,
+  code: string,
+  type: 'module' | 'commonjs' = 'module',
+): Promise<string> {
+  return (await run('node', [`--input-type=${type}`, '-e', code], { cwd: folder })).stdout
 }
 
 beforeAll(async () => {
@@ -95,10 +116,25 @@ afterAll(async () => {
 })
 
 describe('npm pack', () => {
+  it('publint (strict) and arethetypeswrong (every resolution mode) find no problem in it', async () => {
+    const bin = (name: string) => join(root, 'node_modules/.bin', name)
+    // Each exits non-zero on a problem, and prints it on stdout.
+    const check = (command: string, args: string[]) =>
+      run(bin(command), args).catch((error: { stdout?: string }) => {
+        throw new Error(`${command} failed:\n${error.stdout}`)
+      })
+    const [publint, attw] = await Promise.all([
+      check('publint', ['run', tarball, '--strict']),
+      check('attw', [tarball, '--format', 'ascii']),
+    ])
+    expect(publint.stdout).toContain('All good!')
+    expect(attw.stdout).toContain('No problems found')
+  })
+
   it('holds only dist (no source maps), the README, the CHANGELOG, the guides, LICENSE and package.json', () => {
     for (const path of packedFiles) {
       expect(path).toMatch(
-        /^(dist\/.+\.(js|d\.ts)|README\.md|CHANGELOG\.md|docs\/[a-z-]+\.md|LICENSE|package\.json)$/,
+        /^(dist\/.+\.(js|cjs|d\.ts|d\.cts)|README\.md|CHANGELOG\.md|docs\/[a-z-]+\.md|LICENSE|package\.json)$/,
       )
     }
     for (const path of ['dist/cli/index.js', 'dist/mcp/bin.js', 'README.md', 'docs/seller.md']) {
@@ -162,6 +198,22 @@ describe('installed from the tarball', () => {
       "const m = await import('x402-vault'); console.log(typeof m.createVaultClient, m.formatUsdc(1500000n))",
     )
     expect(sdk.trim()).toBe('function 1.5')
+    // CommonJS, as in an app that `npm init -y` made: every entry point, through require.
+    const required = await nodeIn(
+      folders.plain,
+      `const m = require('x402-vault'); console.log(typeof m.createVaultClient, m.formatUsdc(1500000n))
+for (const entry of ['express', 'hono']) console.log(typeof require('x402-vault/' + entry).createPaywall)`,
+      'commonjs',
+    )
+    expect(required.trim().split('\n')).toEqual(['function 1.5', 'function', 'function'])
+    // x402-vault/mcp and x402-vault/devnet load their peers (the MCP SDK and zod; @x402/evm) at once,
+    // through import as through require: in a folder that has them.
+    const withPeers = await nodeIn(
+      folders.types,
+      "console.log(typeof require('x402-vault/mcp').createServer, typeof require('x402-vault/devnet').startDevnet)",
+      'commonjs',
+    )
+    expect(withPeers.trim()).toBe('function function')
     // A fresh folder, as `npx -y x402-vault@beta devnet` has: no @foundry-rs/anvil, no anvil on PATH.
     const devnet = await run(join(folders.plain, 'node_modules/.bin/x402-vault'), ['devnet'], {
       cwd: folders.plain,
@@ -183,11 +235,20 @@ describe('installed from the tarball', () => {
 const error = await createPaywall({}).catch((e) => e)
 console.log(JSON.stringify({ code: error.code, message: error.message }))`,
     )
-    const error = JSON.parse(stdout) as { code: string; message: string }
-    expect(error.code).toBe('PEER_DEPENDENCY_MISSING')
-    expect(error.message).toBe(
-      'x402-vault/express needs the package @x402/evm, which is not installed. Install what it needs: npm i @x402/core @x402/evm @x402/express express',
+    // The same through require, where Node reports a missing module in other words.
+    const required = await nodeIn(
+      folders.expressWithoutEvm,
+      `require('x402-vault/express').createPaywall({}).catch((error) =>
+  console.log(JSON.stringify({ code: error.code, message: error.message })))`,
+      'commonjs',
     )
+    for (const output of [stdout, required]) {
+      const error = JSON.parse(output) as { code: string; message: string }
+      expect(error.code).toBe('PEER_DEPENDENCY_MISSING')
+      expect(error.message).toBe(
+        'x402-vault/express needs the package @x402/evm, which is not installed. Install what it needs: npm i @x402/core @x402/evm @x402/express express',
+      )
+    }
   })
 
   it.each([
@@ -238,25 +299,31 @@ export const mcp = () => createServer(1)
 export const tools: readonly unknown[] = vaultTools
 `
     await writeFile(join(folders.types, 'consumer.ts'), consumer)
-    await writeFile(
-      join(folders.types, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          target: 'ES2022',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: [],
-        },
-        files: ['consumer.ts'],
+    await typeCheck(folders.types, ['consumer.ts'], [])
+  })
+})
+
+describe('the README and the guides, pasted into a TypeScript app', () => {
+  it('every ```ts block type-checks under tsc --strict against the installed tarball', async () => {
+    const snippets = await docSnippets()
+    expect(snippets.length).toBeGreaterThanOrEqual(8)
+    // One file per block, each an ES module of its own (top-level await, names that repeat).
+    const folder = join(folders.types, 'snippets')
+    await mkdir(folder)
+    // A TypeScript app has Node's and Express's types (`npm i -D @types/node @types/express`, as the
+    // README says): linked from this repository, since npm's cache cannot install them offline.
+    await mkdir(join(folders.types, 'node_modules/@types'), { recursive: true })
+    for (const types of ['@types/node', '@types/express']) {
+      await symlink(join(root, 'node_modules', types), join(folders.types, 'node_modules', types))
+    }
+    const files = await Promise.all(
+      snippets.map(async ({ where, code }, index) => {
+        const file = join(folder, `snippet-${index}.ts`)
+        await writeFile(file, `// ${where}\n${code}`)
+        return file
       }),
     )
-    const tsc = join(root, 'node_modules/typescript/bin/tsc')
-    // tsc exits non-zero on any error, an unused `@ts-expect-error` included, and prints it on stdout.
-    await run(process.execPath, [tsc, '-p', folders.types]).catch((error: { stdout?: string }) => {
-      throw new Error(`tsc failed:\n${error.stdout}`)
-    })
+    // tsc names each failing file; its first line says which block of which document it is.
+    await typeCheck(folder, files, ['node'])
   })
 })

@@ -49,6 +49,19 @@ describe('loadVaultAddresses', () => {
     expect(await loadVaultAddresses(path)).toEqual(sepolia)
   })
 
+  it('asks whether the variable is set when the path is undefined or empty (an unset VAULT_ADDRESSES)', async () => {
+    for (const [path, what] of [
+      [undefined, 'undefined'],
+      ['', 'empty'],
+    ] as const) {
+      const error = await failure(loadVaultAddresses(path))
+      expect(error.code).toBe('ADDRESSES_FILE_INVALID')
+      expect(error.message).toBe(
+        `The addresses file path must be a non-empty string, but it is ${what}: is the variable that should hold it (such as VAULT_ADDRESSES) set?`,
+      )
+    }
+  })
+
   it('names the file when it is missing or not JSON', async () => {
     const missing = join(dir, 'nope.json')
     const error = await failure(loadVaultAddresses(missing))

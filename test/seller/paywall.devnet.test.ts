@@ -652,6 +652,12 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
       ['no routes', { routes: {} }, 'INVALID_ARGUMENT', /at least one paid route/],
       ['no facilitator', { facilitator: undefined }, 'INVALID_ARGUMENT', /facilitator\.url/],
       [
+        'a facilitator URL from an unset variable',
+        { facilitator: { url: undefined } },
+        'INVALID_ARGUMENT',
+        /it is undefined: is the variable that should hold it \(such as X402_FACILITATOR_URL\) set\?$/,
+      ],
+      [
         'a facilitator that is down',
         { facilitator: { url: 'http://127.0.0.1:9/x402?key=secret' } },
         'FACILITATOR_UNREACHABLE',

@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +13,30 @@ import { promisify } from 'node:util'
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, '../..')
+
+const devDependencies = (
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>
+  }
+).devDependencies
+
+/**
+ * A peer at the version this repository develops against, so that an install hits npm's cache.
+ *
+ * @example
+ * peer('viem') // 'viem@2.57.20'
+ */
+export const peer = (name: string): string => `${name}@${devDependencies[name]}`
+
+/** What an Express seller installs besides the package, as the README says, at this repository's versions. */
+export const expressSeller: readonly string[] = [
+  'viem',
+  '@x402/core',
+  '@x402/evm',
+  '@x402/extensions',
+  '@x402/express',
+  'express',
+].map(peer)
 
 /** What `npm pack` made. */
 export type PackedPackage = {

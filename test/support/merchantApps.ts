@@ -26,24 +26,27 @@ import { createPaywall as createHonoPaywall } from '../../src/plugins/hono.js'
  * scheme, signing with `privateKey` (default: the devnet's buyer) and reading the chain, so that a buyer
  * who never approved Permit2 signs an EIP-2612 permit when the seller offers gas sponsoring. x402's spend
  * controls stay on: the buyer opts in to the vault's USDC (on Base Sepolia not one of x402's default
- * assets) with `allowedAssets`.
+ * assets) with `allowedAssets`; or, with `spendControls: 'stock'`, keeps x402's defaults untouched, as a
+ * buyer set up by x402's own docs does.
  */
 export function buyerFetch(
   devnet: Devnet,
   baseFetch: typeof fetch = fetch,
   privateKey: Hex = devnet.accounts.buyer.privateKey,
+  spendControls: 'opt-in' | 'stock' = 'opt-in',
 ) {
   const network = `eip155:${devnet.chainId}` as const
   const publicClient = createPublicClient({
     chain: devnet.viemChain,
     transport: http(devnet.rpcUrl),
   })
-  const client = new x402Client()
-    .register(
-      network,
-      new ExactEvmScheme(toClientEvmSigner(privateKeyToAccount(privateKey), publicClient)),
-    )
-    .setSpendControls({ allowedAssets: [{ network, asset: devnet.addresses.usdc }] })
+  const client = new x402Client().register(
+    network,
+    new ExactEvmScheme(toClientEvmSigner(privateKeyToAccount(privateKey), publicClient)),
+  )
+  if (spendControls === 'opt-in') {
+    client.setSpendControls({ allowedAssets: [{ network, asset: devnet.addresses.usdc }] })
+  }
   return wrapFetchWithPayment(baseFetch, client)
 }
 

@@ -11,8 +11,6 @@
  *
  * The sweeping key is best an operator key that holds no money (SWEEPER_PRIVATE_KEY with
  * MERCHANT_ADDRESS, after `x402-vault sweep --setup`); MERCHANT_PRIVATE_KEY works too.
- *
- * In your worker, import from 'x402-vault' and 'x402-vault/hono' instead of '../../../src/…'.
  */
 import { Hono } from 'hono'
 import { type Address, createPublicClient, createWalletClient, type Hex } from 'viem'
@@ -24,12 +22,8 @@ import {
   type VaultClient,
   vaultChains,
   vaultHttp,
-} from '../../../src/index.js'
-import {
-  createPaywall,
-  type HonoPaywallMiddleware,
-  type Paywall,
-} from '../../../src/plugins/hono.js'
+} from 'x402-vault'
+import { createPaywall, type HonoPaywallMiddleware, type Paywall } from 'x402-vault/hono'
 
 /** The Worker's bindings. */
 export type Env = {
