@@ -56,23 +56,23 @@ export function guardedFacilitatorClient(
     })
     throw new FacilitatorResponseError(told)
   }
+  /** A call whose failure to reach or be read is answered; the facilitator's refusals pass. */
+  const guarded = async <result>(
+    operation: 'verify' | 'settle',
+    call: () => Promise<result>,
+  ): Promise<result> => {
+    try {
+      return await call()
+    } catch (error) {
+      if (error instanceof VerifyError || error instanceof SettleError) throw error
+      return fail(operation, error)
+    }
+  }
   return {
-    async verify(payload, requirements) {
-      try {
-        return await verifier.verify(payload, requirements)
-      } catch (error) {
-        if (error instanceof VerifyError) throw error
-        return fail('verify', error)
-      }
-    },
-    async settle(payload, requirements) {
-      try {
-        return await settler.settle(payload, requirements)
-      } catch (error) {
-        if (error instanceof SettleError) throw error
-        return fail('settle', error)
-      }
-    },
+    verify: (payload, requirements) =>
+      guarded('verify', () => verifier.verify(payload, requirements)),
+    settle: (payload, requirements) =>
+      guarded('settle', () => settler.settle(payload, requirements)),
     getSupported: () => verifier.getSupported(),
   }
 }
