@@ -107,11 +107,13 @@ async function main() {
   row('position in the vault', usdc(unwrapField(before.currentValue, 'currentValue')))
   say()
 
-  step = 'advancing time'
-  await devnet.advanceTime(days * 24 * 3600)
+  step = 'accruing a month of yield'
+  // The venues accrue the month; the chain's clock stays at wall time, so x402 payments keep working
+  // (advanceTime would put the chain ahead of the buyers' signed deadlines).
+  await devnet.advanceYield(days * 24 * 3600)
   const after = await merchant.vault.getPosition({ wallet: merchant.address })
   const yields = await merchant.vault.getYield()
-  say(`4. ${days} days later the position has grown:`)
+  say(`4. ${days} days of yield later (devnet.advanceYield; the clock did not move):`)
   row('position then', usdc(unwrapField(before.currentValue, 'currentValue')))
   row('position now', usdc(unwrapField(after.currentValue, 'currentValue')))
   row('yield earned', usdc(unwrapField(after.accruedYield, 'accruedYield')))
@@ -119,6 +121,12 @@ async function main() {
     'venue APYs',
     `Aave ${unwrapField(yields.aave.spotApy)}, Morpho ${unwrapField(yields.morpho.spotApy)}`,
   )
+  say()
+
+  step = 'paying after the month of yield'
+  const later = await pay(`${merchant.url}/forecast`)
+  if (later.status !== 200) throw new Error(`the payment answered HTTP ${later.status}`)
+  row('a payment now', `HTTP ${later.status}: payments still work`)
   say()
 
   step = 'closing the merchant'

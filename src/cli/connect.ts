@@ -1,5 +1,6 @@
 import { type Account, createPublicClient, createWalletClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { getCode } from 'viem/actions'
 import {
   createVaultContext,
   loadVaultAddresses,
@@ -25,23 +26,39 @@ export const publicRpcUrls = {
   'base-sepolia': 'https://sepolia.base.org',
 } as const satisfies Record<VaultChainName, string>
 
-/** The common options of the commands that talk to a deployment. */
+/**
+ * The common options of the commands that talk to a deployment. `--chain` and `--addresses` default to
+ * `VAULT_CHAIN` and `VAULT_ADDRESSES`, as the MCP server reads them (and `x402-vault devnet` prints
+ * them): see {@link chainOption} and {@link addressesOption}.
+ */
 export const connectionOptions = {
-  chain: { type: 'string', default: 'base-sepolia' },
+  chain: { type: 'string' },
   rpc: { type: 'string' },
   addresses: { type: 'string' },
 } as const
 
 /**
- * Checks `--chain`.
+ * The chain: `--chain`, else `VAULT_CHAIN`, else `base-sepolia`.
  *
- * @throws {UsageError} For anything but `base-sepolia` or `base`.
+ * @throws {UsageError} For anything but `base-sepolia` or `base`, naming where it came from.
  */
-export function chainOption(text: string): VaultChainName {
+export function chainOption(flag: string | undefined, env: NodeJS.ProcessEnv = {}): VaultChainName {
+  const text = flag ?? (env.VAULT_CHAIN || 'base-sepolia')
   if (text !== 'base-sepolia' && text !== 'base') {
-    throw new UsageError(`--chain must be base-sepolia or base, not ${JSON.stringify(text)}.`)
+    const source = flag === undefined ? 'VAULT_CHAIN' : '--chain'
+    throw new UsageError(
+      `${source} must be base-sepolia or base, not ${JSON.stringify(text.slice(0, 40))}.`,
+    )
   }
   return text
+}
+
+/** The addresses file: `--addresses`, else `VAULT_ADDRESSES`, else none (the built-in deployment). */
+export function addressesOption(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  return flag ?? (env.VAULT_ADDRESSES || undefined)
 }
 
 /**
@@ -129,6 +146,23 @@ async function connect(
     chain,
     addresses,
   })
+}
+
+/**
+ * Stops a command that found no vault at the deployment's router address (a devnet that is not
+ * running any more, another chain's addresses, a wrong `--rpc`), with one line that says what to check.
+ *
+ * @throws {Error} When the router address has no code (the CLI prints the message and exits 1).
+ */
+export async function requireDeployment(vault: VaultContext, rpcUrl: string): Promise<void> {
+  const { router } = vault.addresses
+  // An RPC that fails here is not a missing deployment: the command's own reads report it.
+  const code = await getCode(vault.publicClient, { address: router }).catch(() => null)
+  if (code === undefined || code === '0x') {
+    throw new Error(
+      `no vault deployment at ${router} on ${vault.chain} (RPC ${redactUrl(rpcUrl)}): check --chain, --rpc and --addresses (or VAULT_CHAIN, the RPC URL variable and VAULT_ADDRESSES).`,
+    )
+  }
 }
 
 /** A USDC amount option (`--reserve 50`), in base units. */

@@ -25,7 +25,8 @@ export function devnetEnvLines(devnet: Devnet, addressesPath: string): string[] 
     `# x402-vault devnet: ${devnet.chain} (chain id ${devnet.chainId}) on ${devnet.rpcUrl}`,
     `${rpcVar}=${devnet.rpcUrl}`,
   ]
-  if (devnet.chain === 'base-sepolia') lines.push('VAULT_CHAIN=base-sepolia')
+  // Always: the examples default to base, the MCP server and the CLI to base-sepolia.
+  lines.push(`VAULT_CHAIN=${devnet.chain}`)
   lines.push(`VAULT_ADDRESSES=${addressesPath}`)
   if (devnet.facilitatorUrl) lines.push(`X402_FACILITATOR_URL=${devnet.facilitatorUrl}`)
   lines.push(

@@ -3,7 +3,13 @@ import { parseArgs } from 'node:util'
 import { getBlock, getBlockNumber } from 'viem/actions'
 import { evmAddress, getLedger, type VaultContext } from '../index.js'
 import { DEFAULT_LOG_SPAN } from '../sdk/shared.js'
-import { chainOption, connectionOptions, connectReadOnly, rpcUrlOption } from './connect.js'
+import {
+  addressesOption,
+  chainOption,
+  connectionOptions,
+  connectReadOnly,
+  rpcUrlOption,
+} from './connect.js'
 import { ledgerCsv, ledgerJson, ledgerText } from './ledgerFormat.js'
 import { UsageError } from './usageError.js'
 
@@ -18,10 +24,11 @@ Reads only; needs no key.
 
 Options:
   --wallet <address>            the wallet (the merchant's payTo address)
-  --chain <base-sepolia|base>   the deployment (default base-sepolia)
+  --chain <base-sepolia|base>   the deployment (default VAULT_CHAIN, else base-sepolia)
   --rpc <url>                   RPC URL (default: BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL, else
                                 the chain's public RPC; old blocks need an archive RPC)
   --addresses <path>            addresses JSON of a private deployment or the devnet
+                                (default VAULT_ADDRESSES)
   --from-block <n>              the first block to list
   --since <duration>            the blocks of the last 30d, 12h, 90m, 2w… (default 30d)
   --json                        print the ledger as JSON (data only)
@@ -74,9 +81,9 @@ export async function runLedgerCommand(argv: string[], env: NodeJS.ProcessEnv): 
   const fromBlockFlag =
     values['from-block'] === undefined ? undefined : blockFlag(values['from-block'])
   const sinceSeconds = durationFlag(values.since ?? '30d')
-  const chain = chainOption(values.chain)
+  const chain = chainOption(values.chain, env)
   const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: true })
-  const vault = await connectReadOnly(chain, rpcUrl, values.addresses)
+  const vault = await connectReadOnly(chain, rpcUrl, addressesOption(values.addresses, env))
 
   const toBlock = await getBlockNumber(vault.publicClient, { cacheTime: 0 })
   const fromBlock = fromBlockFlag ?? (await firstBlockSince(vault, toBlock, sinceSeconds))

@@ -13,7 +13,14 @@ import {
   type VenueYield,
 } from '../index.js'
 import { redactUrl, toJsonSafe } from '../sdk/shared.js'
-import { chainOption, connectionOptions, connectReadOnly, rpcUrlOption } from './connect.js'
+import {
+  addressesOption,
+  chainOption,
+  connectionOptions,
+  connectReadOnly,
+  requireDeployment,
+  rpcUrlOption,
+} from './connect.js'
 import { UsageError } from './usageError.js'
 
 export const statusUsage = `Usage: x402-vault status [options]
@@ -23,10 +30,11 @@ price per share, the oracle's freshness, each venue's rates, allocation and what
 Reads only; needs no key.
 
 Options:
-  --chain <base-sepolia|base>   the deployment (default base-sepolia)
+  --chain <base-sepolia|base>   the deployment (default VAULT_CHAIN, else base-sepolia)
   --rpc <url>                   RPC URL (default: BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL,
                                 else the chain's public RPC)
   --addresses <path>            addresses JSON of a private deployment or the devnet
+                                (default VAULT_ADDRESSES)
   --wallet <address>            also the wallet's position: its value, cost basis and yield to date
   --json                        print JSON instead of a table
   -h, --help                    show this help`
@@ -54,9 +62,10 @@ export async function runStatusCommand(argv: string[], env: NodeJS.ProcessEnv): 
     return 0
   }
   const wallet = values.wallet === undefined ? undefined : walletFlag(values.wallet)
-  const chain = chainOption(values.chain)
+  const chain = chainOption(values.chain, env)
   const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: true })
-  const vault = await connectReadOnly(chain, rpcUrl, values.addresses)
+  const vault = await connectReadOnly(chain, rpcUrl, addressesOption(values.addresses, env))
+  await requireDeployment(vault, rpcUrl)
   const [status, rates, position] = await Promise.all([
     getStatus(vault),
     getYield(vault),

@@ -12,6 +12,7 @@ import {
   verifyAddresses,
 } from '../index.js'
 import {
+  addressesOption,
   chainOption,
   connectionOptions,
   connectReadOnly,
@@ -49,12 +50,13 @@ Environment:
   PGPASSWORD              the Postgres password for --lock, if the URL has none
 
 Options:
-  --chain <base-sepolia|base>   the vault's chain (default base-sepolia)
+  --chain <base-sepolia|base>   the vault's chain (default VAULT_CHAIN, else base-sepolia)
   --rpc <url>                   RPC URL (default: BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL)
   --min-idle <usdc>             deposit only once this much is idle (default 0: the vault's minimum)
   --reserve <usdc>              USDC to keep in the wallet (default 0)
   --wallet <address>            the wallet to sweep (needed with SWEEPER_PRIVATE_KEY and --setup)
   --addresses <path>            the vault's addresses file (a devnet or a private deployment)
+                                (default VAULT_ADDRESSES)
   --dry-run                     say what a sweep would do, and send nothing
   --json                        print JSON (with --watch: JSON lines on a terminal too)
   -h, --help                    show this help
@@ -132,7 +134,7 @@ export async function runSweepCommand(
     process.stdout.write(`${sweepUsage}\n`)
     return 0
   }
-  const chain = chainOption(values.chain)
+  const chain = chainOption(values.chain, env)
   if (values.setup) return runSetup(chain, values, env)
   if (values.watch && values['dry-run']) {
     throw new UsageError('--watch and --dry-run do not go together.')
@@ -141,7 +143,12 @@ export async function runSweepCommand(
   const reserve = usdcFlag(values.reserve, '--reserve')
   const key = sweepKeyOf(env, values.wallet)
   const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: false })
-  const vault = await connectSigning(chain, rpcUrl, values.addresses, key.account)
+  const vault = await connectSigning(
+    chain,
+    rpcUrl,
+    addressesOption(values.addresses, env),
+    key.account,
+  )
   await verifyAddresses(vault)
   if (key.kind === 'operator' && !values['dry-run']) await assertOperatorReady(vault, key)
   const options = { wallet: key.wallet, minIdleThreshold, reserve }
@@ -188,7 +195,7 @@ async function runSetup(
   const allowance =
     values.allowance === 'unlimited' ? 'unlimited' : usdcFlag(values.allowance, '--allowance')
   const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: true })
-  const vault = await connectReadOnly(chain, rpcUrl, values.addresses)
+  const vault = await connectReadOnly(chain, rpcUrl, addressesOption(values.addresses, env))
   const setup = await readOperatorSetup(vault, wallet, operator, allowance)
   process.stdout.write(
     values.json
@@ -254,6 +261,7 @@ function amountsOf(amounts: SweepAmounts): SweepAmounts {
 const reasonText: Record<NoDepositReason, string> = {
   'below-threshold': 'the idle USDC is below --min-idle',
   'below-protocol-minimum': "the idle USDC is below the vault's minimum deposit",
+  'reserve-above-balance': 'the wallet holds less than --reserve, so none of it is idle',
   paused: 'deposits are paused on the vault',
   'tvl-cap': "the vault's TVL cap has no room for it",
 }

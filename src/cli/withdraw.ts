@@ -16,6 +16,7 @@ import {
 } from '../index.js'
 import { MAX_SLIPPAGE_BPS } from '../sdk/shared.js'
 import {
+  addressesOption,
   chainOption,
   connectionOptions,
   connectSigning,
@@ -41,9 +42,10 @@ Environment:
 Options:
   --amount <usdc>               USDC to receive, after the fee (such as 25 or 0.5)
   --all                         everything the position can deliver now
-  --chain <base-sepolia|base>   the vault's chain (default base-sepolia)
+  --chain <base-sepolia|base>   the vault's chain (default VAULT_CHAIN, else base-sepolia)
   --rpc <url>                   RPC URL (default: BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL)
   --addresses <path>            the vault's addresses file (a devnet or a private deployment)
+                                (default VAULT_ADDRESSES)
   --slippage-bps <n>            with --all, how far below the preview the USDC out may fall, in basis
                                 points (0-${MAX_SLIPPAGE_BPS}, default 10); --amount always gets the amount
   --dry-run                     say what it would do, and send nothing
@@ -117,13 +119,13 @@ export async function runWithdrawCommand(
         : 'Say how much: --amount <usdc>, or --all.',
     )
   }
-  const chain = chainOption(values.chain)
+  const chain = chainOption(values.chain, env)
   const amount = values.amount === undefined ? undefined : usdcFlag(values.amount, '--amount')
   if (amount === 0n) throw new UsageError('--amount must be above zero.')
   const slippageBps = slippageFlag(values['slippage-bps'])
   const account = merchantAccount(env.MERCHANT_PRIVATE_KEY)
   const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: false })
-  const vault = await connectSigning(chain, rpcUrl, values.addresses, account)
+  const vault = await connectSigning(chain, rpcUrl, addressesOption(values.addresses, env), account)
   const say = (text: string) => {
     if (!values.json) process.stdout.write(text)
   }

@@ -5,6 +5,7 @@ import {
   createWalletClient,
   type Hex,
   http,
+  type PublicClient,
   parseAbi,
   publicActions,
   toHex,
@@ -12,6 +13,7 @@ import {
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts'
 import { type VaultAddresses, type VaultChainName, vaultChains } from '../index.js'
 import { importPeer } from '../sdk/shared.js'
+import { advanceYield } from './advanceYield.js'
 import { startAnvil } from './anvil.js'
 import {
   deployVaultStack,
@@ -63,8 +65,19 @@ export type Devnet = {
   }
   /** The local x402 facilitator's URL, when one was asked for. */
   facilitatorUrl?: string
-  /** Moves the chain's clock forward and mines a block, so interest accrues. */
+  /**
+   * Moves the chain's clock forward and mines a block, so interest accrues. x402 buyers sign their
+   * authorisations' deadlines with the wall clock: once the chain is ahead of it, their payments fail
+   * (the authorisation looks expired). Use `advanceYield` to show yield on a devnet that takes payments.
+   */
   advanceTime: (seconds: number | bigint) => Promise<void>
+  /**
+   * Gives the venues (Aave, Morpho) `seconds` more of interest at their current rates without moving
+   * the clock, and mines a block: the vault's positions grow as after that wait, and x402 payments
+   * keep working. Right after it, the oracle reads Morpho's share-price jump as a high rate for its
+   * 4-hour window.
+   */
+  advanceYield: (seconds: number | bigint) => Promise<void>
   /** Stops the facilitator and anvil; leaves no process behind. */
   stop: () => Promise<void>
 }
@@ -222,6 +235,8 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
         await testClient.increaseTime({ seconds: Number(seconds) })
         await testClient.mine({ blocks: 1 })
       },
+      advanceYield: (seconds) =>
+        advanceYield(client as unknown as PublicClient, testClient, addresses, seconds),
       stop,
     }
   } catch (cause) {

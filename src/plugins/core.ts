@@ -1,6 +1,5 @@
 import {
   type FacilitatorConfig,
-  HTTPFacilitatorClient,
   type HTTPResponseBody,
   type PaywallConfig,
   type RouteConfig,
@@ -10,22 +9,32 @@ import {
   x402ResourceServer,
 } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
-import type { Address } from 'viem'
+import { type Address, isAddressEqual } from 'viem'
+import { readContract } from 'viem/actions'
 import {
   type AttachToResourceServerOptions,
   evmAddress,
   formatUsdc,
   readX402UsdcAsset,
   type Sweeper,
+  usdcAbi,
   type VaultClient,
   VaultConfigError,
   VaultError,
+  VaultPreconditionError,
+  VaultTransactionError,
   VaultValidationError,
   type X402UsdcAsset,
   type X402UsdcPrice,
   x402UsdcPrice,
 } from '../index.js'
-import { redactSecrets } from '../sdk/shared.js'
+import { redactSecrets, sweepObservers } from '../sdk/shared.js'
+import {
+  defaultFacilitatorTimeouts,
+  type FacilitatorFailure,
+  type FacilitatorTimeouts,
+  guardedFacilitatorClient,
+} from './facilitatorClient.js'
 import { gasSponsoringExtensions } from './gasSponsoring.js'
 
 /** One paid route. */
@@ -52,8 +61,13 @@ export type PaywallFacilitator = {
   bearerToken?: string | undefined
   /** Or your own headers, keyed by path (`{ verify, settle, supported }`), as x402 expects. */
   createAuthHeaders?: FacilitatorConfig['createAuthHeaders'] | undefined
-  /** Per-request timeout in ms. Default: x402's (90 s). */
-  timeoutMs?: number | undefined
+  /**
+   * How long a call may take, in ms: one number for every call, or `{ verify, settle }`. Default
+   * `{ verify: 10_000, settle: 30_000 }` (the `supported` call at start shares `verify`'s). A call
+   * that fails or runs out of time is answered 502 `{ error }`, which tells the buyer whether the
+   * payment was taken, and is reported to `sweep.onNonFatalError` (phase `facilitator`) and logged.
+   */
+  timeoutMs?: number | { verify?: number | undefined; settle?: number | undefined } | undefined
 }
 
 /** What `createPaywall` takes: the vault, the merchant, the facilitator, the paid routes and the sweep. */
@@ -75,6 +89,13 @@ export type CreatePaywallOptions = {
   appName?: string | undefined
   /** Whether the browser paywall page is for a test network. Default: `true` on base-sepolia, `false` on base. */
   testnet?: boolean | undefined
+  /**
+   * On base-sepolia, also accept Circle's test USDC (`0x036CbD53842c5426634e7929541eC2318f3dCF7e`), the
+   * asset a stock x402 buyer pays there, beside the vault's USDC; that revenue stays liquid in the
+   * wallet (the sweep moves only the vault's USDC). Default `true` on base-sepolia; `false` accepts the
+   * vault's USDC alone. Ignored on base, where the vault's USDC is x402's default asset.
+   */
+  acceptDefaultTestUsdc?: boolean | undefined
   /**
    * The sweeper: `minIdleThreshold`, `reserve`, `onIdleDeposit`, `onNonFatalError`, tuning. `false`
    * turns the in-process sweeper off, for instances swept by `x402-vault sweep --watch`: the paywall
@@ -182,6 +203,7 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
   // EIP-3009, and for gas sponsoring on Permit2).
   const asset = await readX402UsdcAsset(vault)
   const extensions = await gasSponsoringExtensions(asset)
+  const stockAsset = stockBuyerAsset(vault, options.acceptDefaultTestUsdc)
   const resourceServer = resourceServerOf(options)
   if (!resourceServer.hasRegisteredScheme(vault.network, 'exact')) {
     resourceServer.register(vault.network, new ExactEvmScheme())
@@ -189,13 +211,24 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
   const routesConfig = Object.fromEntries(
     Object.entries(routes).map(([key, route]) => [
       key,
-      routeConfig(vault, payTo, key, route, routePrice(vault, key, route, asset), extensions),
+      routeConfig(
+        vault,
+        payTo,
+        key,
+        route,
+        [
+          routePrice(vault, key, route, asset),
+          ...(stockAsset ? [routePrice(vault, key, route, stockAsset)] : []),
+        ],
+        extensions,
+      ),
     ]),
   )
   const httpServer = await initialized(resourceServer, routesConfig, vault.network)
   let sweeper: Sweeper | undefined
   // Without the in-process sweeper the paywall sends nothing: the watch sweeper registers the wallet.
   if (options.sweep !== false) {
+    await checkSweepKey(vault, payTo)
     await ensureRegistered(vault, payTo)
     sweeper = vault.attachToResourceServer(resourceServer, { ...options.sweep, wallet: payTo })
   }
@@ -211,6 +244,31 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
       await sweeper?.detach()
     },
   }
+}
+
+/** Circle's test USDC on Base Sepolia: what x402's buyers pay there by default (EIP-3009). */
+export const defaultTestUsdc: X402UsdcAsset = {
+  address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+  name: 'USDC',
+  version: '2',
+  assetTransferMethod: 'eip3009',
+}
+
+/** The second asset a route accepts, so that a stock buyer can pay: on base-sepolia only. */
+function stockBuyerAsset(
+  vault: VaultClient,
+  accept: boolean | undefined,
+): X402UsdcAsset | undefined {
+  if (accept !== undefined && typeof accept !== 'boolean') {
+    throw new VaultValidationError('`acceptDefaultTestUsdc` must be true or false.', {
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'acceptDefaultTestUsdc' },
+    })
+  }
+  if (vault.chain !== 'base-sepolia' || accept === false) return undefined
+  // A private deployment whose USDC is that token already accepts it.
+  if (vault.addresses.usdc.toLowerCase() === defaultTestUsdc.address.toLowerCase()) return undefined
+  return defaultTestUsdc
 }
 
 function resourceServerOf(options: CreatePaywallOptions): x402ResourceServer {
@@ -250,12 +308,43 @@ function resourceServerOf(options: CreatePaywallOptions): x402ResourceServer {
     )
   }
   return new x402ResourceServer(
-    new HTTPFacilitatorClient({
-      url: facilitator.url,
-      ...(facilitator.timeoutMs === undefined ? {} : { timeoutMs: facilitator.timeoutMs }),
-      ...authHeaders(facilitator),
-    }),
+    guardedFacilitatorClient(
+      { url: facilitator.url, ...authHeaders(facilitator) },
+      facilitatorTimeouts(facilitator.timeoutMs),
+      facilitatorFailureReporter(options.sweep),
+    ),
   )
+}
+
+function facilitatorTimeouts(given: PaywallFacilitator['timeoutMs']): FacilitatorTimeouts {
+  const pair = typeof given === 'number' ? { verify: given, settle: given } : { ...given }
+  const timeouts = {
+    verify: pair.verify ?? defaultFacilitatorTimeouts.verify,
+    settle: pair.settle ?? defaultFacilitatorTimeouts.settle,
+  }
+  for (const [name, ms] of Object.entries(timeouts)) {
+    if (!Number.isSafeInteger(ms) || ms <= 0) {
+      throw new VaultValidationError(
+        `\`facilitator.timeoutMs\` must be a positive whole number of ms, or { verify, settle } of them (${name}: ${String(ms)}).`,
+        { code: 'INVALID_ARGUMENT', details: { field: 'facilitator.timeoutMs' } },
+      )
+    }
+  }
+  return timeouts
+}
+
+/**
+ * Tells the seller of a facilitator failure: in the log (x402 logs nothing for it) and, with the
+ * sweeper on, to `onNonFatalError` with the phase `facilitator`.
+ */
+function facilitatorFailureReporter(
+  sweep: CreatePaywallOptions['sweep'],
+): (failure: FacilitatorFailure) => void {
+  const observers = sweep === false ? undefined : sweepObservers(sweep ?? {})
+  return ({ error }) => {
+    console.warn(`x402-vault: ${error.message}`)
+    observers?.problem('facilitator', error, false)
+  }
 }
 
 /** x402 wants facilitator headers keyed by path; a flat object would throw on the first request. */
@@ -298,7 +387,7 @@ function routeConfig(
   payTo: Address,
   key: string,
   route: PaywallRoute,
-  price: X402UsdcPrice,
+  prices: X402UsdcPrice[],
   extensions: Record<string, unknown> | undefined,
 ): RouteConfig {
   for (const field of ['description', 'mimeType'] as const) {
@@ -309,30 +398,60 @@ function routeConfig(
       })
     }
   }
+  // The vault's USDC first: a buyer that allows it pays it (and the sweep deposits it); a stock buyer
+  // on base-sepolia skips to the next, x402's default asset.
+  const accepts = prices.map((price) => ({
+    scheme: 'exact',
+    network: vault.network,
+    payTo,
+    price,
+    ...(route.maxTimeoutSeconds === undefined
+      ? {}
+      : { maxTimeoutSeconds: route.maxTimeoutSeconds }),
+  }))
   return {
-    accepts: {
-      scheme: 'exact',
-      network: vault.network,
-      payTo,
-      price,
-      ...(route.maxTimeoutSeconds === undefined
-        ? {}
-        : { maxTimeoutSeconds: route.maxTimeoutSeconds }),
-    },
+    accepts,
     description: route.description,
     mimeType: route.mimeType,
-    unpaidResponseBody: route.unpaidResponseBody ?? unpaidBody(vault, payTo, price),
+    unpaidResponseBody: route.unpaidResponseBody ?? unpaidBody(vault, payTo, prices),
     settlementFailedResponseBody: route.settlementFailedResponseBody ?? settlementFailedBody,
     ...(extensions === undefined ? {} : { extensions }),
   }
 }
 
-/** The default 402 body without payment: what to pay, on which network, in which asset, to whom. */
-function unpaidBody(vault: VaultClient, payTo: Address, price: X402UsdcPrice): UnpaidResponseBody {
+/**
+ * The default 402 body without payment: what to pay, on which network, in which assets, to whom, and
+ * what a buyer with x402's default spend controls must change: allow the vault's USDC where it is not
+ * x402's default asset, and raise the $1 cap for a price above it.
+ */
+function unpaidBody(
+  vault: VaultClient,
+  payTo: Address,
+  prices: X402UsdcPrice[],
+): UnpaidResponseBody {
+  const [price, stock] = prices as [X402UsdcPrice, ...X402UsdcPrice[]]
   const amountUsdc = formatUsdc(BigInt(price.amount))
+  const buyers: string[] = []
+  if (stock) {
+    buyers.push(
+      `A buyer with x402's default spend controls pays in ${stock.asset} (x402's default test USDC); to pay in the vault's USDC at ${price.asset}, add it to the buyer's allowedAssets.`,
+    )
+  } else if (vault.chain === 'base-sepolia') {
+    buyers.push(
+      `The USDC at ${price.asset} is not x402's default asset on ${vault.network}: a buyer adds it to its allowedAssets.`,
+    )
+  }
+  if (BigInt(price.amount) > maxDefaultPayment) {
+    buyers.push(
+      `The price is above x402's default cap of 1 USDC a payment: a buyer raises its cap to pay it.`,
+    )
+  }
   const body = {
     error: 'payment_required',
-    message: `Pay ${amountUsdc} USDC (${price.amount} base units of the USDC at ${price.asset}) to ${payTo} on ${vault.network} with x402: see the PAYMENT-REQUIRED header.`,
+    message: [
+      `Pay ${amountUsdc} USDC (${price.amount} base units of the USDC at ${price.asset}) to ${payTo} on ${vault.network} with x402: see the PAYMENT-REQUIRED header.`,
+      ...buyers,
+    ].join(' '),
     payment: {
       scheme: 'exact',
       network: vault.network,
@@ -340,10 +459,14 @@ function unpaidBody(vault: VaultClient, payTo: Address, price: X402UsdcPrice): U
       amount: price.amount,
       amountUsdc,
       payTo,
+      ...(stock ? { alsoAccepted: [stock.asset] } : {}),
     },
   }
   return (): HTTPResponseBody => ({ contentType: 'application/json', body })
 }
+
+/** x402's client pays at most this much a payment by default (1 USDC in base units). */
+const maxDefaultPayment = 1_000_000n
 
 /** The default 402 body when settlement fails: `{ error, reason, message }`. */
 const settlementFailedBody: SettlementFailedResponseBody = (_context, failure) => ({
@@ -400,9 +523,51 @@ async function ensureRegistered(vault: VaultClient, wallet: Address): Promise<vo
     const collided =
       error instanceof VaultError &&
       (error.code === 'NONCE_CONFLICT' || error.code === 'WALLET_ALREADY_REGISTERED')
+    if (error instanceof VaultError && error.code === 'INSUFFICIENT_FUNDS_FOR_GAS') {
+      throw new VaultTransactionError(
+        `Registering ${wallet} with the vault router failed: ${senderOf(vault)} has no ETH for gas. ${gasAdvice(vault, senderOf(vault))}`,
+        { code: 'INSUFFICIENT_FUNDS_FOR_GAS', details: { account: senderOf(vault) }, cause: error },
+      )
+    }
     if (!collided) throw error
     await vault.ensureInitializedAndWait({ wallet })
   }
+}
+
+/** The address that sends the sweeps' transactions and pays their gas. */
+const senderOf = (vault: VaultClient): Address => vault.walletClient?.account?.address as Address
+
+/** Which address needs ETH, and roughly how much (a sweep's `depositWithPermit` is about 227k gas). */
+function gasAdvice(vault: VaultClient, sender: Address): string {
+  return `Send ETH on ${vault.chain} to ${sender}, the key that sends the registration and every sweep: a sweep uses about 230,000 gas (0.00001 ETH or less at Base's usual fees); 0.001 ETH lasts about a hundred sweeps.`
+}
+
+/**
+ * Refuses a sweep that could never deposit: the vault client's key must be `payTo`'s own, or its
+ * operator with the router approved to take `payTo`'s USDC. Otherwise every sweep would fail with
+ * `INSUFFICIENT_ALLOWANCE` while the revenue piles up, so the paywall does not start.
+ */
+async function checkSweepKey(vault: VaultClient, payTo: Address): Promise<void> {
+  const sender = senderOf(vault)
+  if (sender === undefined || isAddressEqual(sender, payTo)) return
+  const [plan, allowance] = await Promise.all([
+    vault.planSetOperator({ wallet: payTo, operator: sender }),
+    readContract(vault.publicClient, {
+      address: vault.addresses.usdc,
+      abi: usdcAbi,
+      functionName: 'allowance',
+      args: [payTo, vault.addresses.router],
+    }),
+  ])
+  const missing = [
+    ...(plan.alreadySet ? [] : [`made ${sender} its operator`]),
+    ...(allowance > 0n ? [] : [`approved the vault router ${vault.addresses.router}`]),
+  ]
+  if (missing.length === 0) return
+  throw new VaultPreconditionError(
+    `The sweep cannot deposit for payTo ${payTo}: the vault client's key is ${sender}, not payTo's, and payTo has not ${missing.join(' nor ')}. Build the vault client with payTo's key, or have payTo set ${sender} up as its operator (\`x402-vault sweep --setup --wallet ${payTo} --operator ${sender}\` prints the steps), or pass \`sweep: false\` and sweep elsewhere.`,
+    { code: 'NOT_AUTHORISED', details: { wallet: payTo, account: sender } },
+  )
 }
 
 /** An error's message and its causes' on one line, with URLs reduced to their origin. */

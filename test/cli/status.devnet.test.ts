@@ -85,6 +85,30 @@ describe('x402-vault status', () => {
     expect(bad.stderr).toContain('--wallet')
   })
 
+  it('takes the deployment from VAULT_CHAIN and VAULT_ADDRESSES, as the MCP server does; where there is none, one line and exit code 1', async () => {
+    const rpc = { BASE_SEPOLIA_RPC_URL: devnet.rpcUrl }
+    const [fromEnv, builtIn, wrongChain] = await Promise.all([
+      run(['status', '--json'], {
+        ...rpc,
+        VAULT_CHAIN: 'base-sepolia',
+        VAULT_ADDRESSES: addresses,
+      }),
+      // The devnet printed VAULT_ADDRESSES, but it was not exported: the public addresses have no code here.
+      run(['status'], rpc),
+      run(['status'], { ...rpc, VAULT_CHAIN: 'optimism' }),
+    ])
+    expect(fromEnv.stderr).toBe('')
+    expect(fromEnv.code).toBe(0)
+    expect(JSON.parse(fromEnv.stdout).status.chainId).toBe(84532)
+    expect(builtIn.stdout).toBe('')
+    expect(builtIn.code).toBe(1)
+    expect(builtIn.stderr).toMatch(
+      /^x402-vault: no vault deployment at 0x[0-9a-fA-F]{40} on base-sepolia \(RPC http:\/\/127\.0\.0\.1:\d+\): check --chain, --rpc and --addresses .*\n$/,
+    )
+    expect(wrongChain.code).toBe(2)
+    expect(wrongChain.stderr).toContain('VAULT_CHAIN must be base-sepolia or base')
+  })
+
   it('answers --help, and refuses unknown flags and chains with exit code 2', async () => {
     const help = await run(['status', '--help'])
     expect(help.code).toBe(0)

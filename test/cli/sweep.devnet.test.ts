@@ -102,6 +102,20 @@ describe('x402-vault sweep', () => {
     expect(output.stdout).not.toContain('registered')
   })
 
+  it('takes the deployment from VAULT_ADDRESSES, as printed by the devnet; a reserve above the balance is named as the reason', async () => {
+    const balance = await merchantBalance()
+    const output = await run(['--reserve', formatUsdc(balance + 1n), '--dry-run'], {
+      ...merchantEnv(),
+      VAULT_ADDRESSES: addressesPath,
+    })
+    expect(output.stderr).toBe('')
+    expect(output.code).toBe(0)
+    expect(output.stdout).toContain(
+      '  deposited   nothing: the wallet holds less than --reserve, so none of it is idle\n',
+    )
+    expect(output.stdout).not.toContain("below the vault's minimum deposit")
+  })
+
   it('takes the RPC URL from --rpc as well, before the environment', async () => {
     const output = await run(
       ['--addresses', addressesPath, '--rpc', devnet.rpcUrl, '--dry-run', '--json'],

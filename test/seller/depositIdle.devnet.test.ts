@@ -78,10 +78,10 @@ describe('depositIdle', () => {
     },
   )
 
-  it('a reserve above the balance leaves 0 idle', async () => {
+  it('a reserve above the balance leaves 0 idle, and says so (not the protocol minimum)', async () => {
     expect(await t.vault.depositIdle({ minIdleThreshold: '0', reserve: '5000' })).toMatchObject({
       deposited: false,
-      reason: 'below-protocol-minimum',
+      reason: 'reserve-above-balance',
       idleAmount: 0n,
       reserveFloor: parseUsdc('5000'),
     })

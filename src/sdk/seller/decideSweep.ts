@@ -1,5 +1,15 @@
-/** Why a sweep deposits nothing. */
-export type NoDepositReason = 'paused' | 'below-threshold' | 'below-protocol-minimum' | 'tvl-cap'
+/**
+ * Why a sweep deposits nothing: deposits are `paused`; the `reserve` is above the wallet's whole
+ * balance (`reserve-above-balance`: nothing is idle, whatever the thresholds); the idle USDC is below
+ * `minIdleThreshold` (`below-threshold`) or the vault's minimum deposit (`below-protocol-minimum`); or
+ * the TVL cap has no room for it (`tvl-cap`).
+ */
+export type NoDepositReason =
+  | 'paused'
+  | 'reserve-above-balance'
+  | 'below-threshold'
+  | 'below-protocol-minimum'
+  | 'tvl-cap'
 
 /** What a sweep would do, with the numbers it decided on (base units). */
 export type SweepDecision = {
@@ -44,6 +54,9 @@ export function decideSweep(parameters: DecideSweepParameters): SweepDecision {
   const idleAmount = walletBalance > reserve ? walletBalance - reserve : 0n
   const numbers = { walletBalance, reserveFloor: reserve, idleAmount }
   if (depositsPaused) return { ...numbers, deposit: false, reason: 'paused' }
+  // Named apart from the thresholds: a reserve set above the balance keeps every sweep empty.
+  if (reserve > walletBalance)
+    return { ...numbers, deposit: false, reason: 'reserve-above-balance' }
   if (idleAmount < minIdleThreshold)
     return { ...numbers, deposit: false, reason: 'below-threshold' }
   if (idleAmount < minDeposit)

@@ -30,7 +30,7 @@ export type DepositIdleParameters = SweepOptions & WaitOptions
  *   strings; `wallet` (default: the wallet client's account); `confirmations`, `timeout`.
  * @returns An `IdleDeposit` (`{ deposited: true, idleAmount, txHash, sharesMinted, … }`) or a
  *   `NoIdleDeposit` (`{ deposited: false, reason }`, the reason `below-threshold`,
- *   `below-protocol-minimum`, `paused` or `tvl-cap`); both with the wallet, its balance, the reserve
+ *   `below-protocol-minimum`, `reserve-above-balance`, `paused` or `tvl-cap`); both with the wallet, its balance, the reserve
  *   floor, the idle amount and the protocol minimum.
  * @throws {VaultValidationError} `INVALID_AMOUNT`, `INVALID_ADDRESS`; {VaultPreconditionError}
  *   `WALLET_NOT_REGISTERED` (see `ensureInitializedAndWait`); RPC, contract and transaction errors as

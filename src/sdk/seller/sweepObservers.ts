@@ -8,9 +8,11 @@ import type { IdleDeposit, SweepStep } from './sweep.js'
  * - `balance-read`: reading the wallet's balance and the vault failed;
  * - `deposit`: the deposit was refused before it was sent, or sending it failed;
  * - `receipt`: waiting for the deposit's receipt failed, or the deposit reverted;
- * - `observer`: an `onIdleDeposit` callback threw or rejected.
+ * - `observer`: an `onIdleDeposit` callback threw or rejected;
+ * - `facilitator`: `createPaywall`'s x402 facilitator failed or timed out on a buyer's payment (the
+ *   buyer was answered 502, saying whether the payment was taken); no sweep is involved.
  */
-export type SweepPhase = 'settlement-check' | SweepStep | 'observer'
+export type SweepPhase = 'settlement-check' | SweepStep | 'observer' | 'facilitator'
 
 /** A problem the sweeper survived. */
 export type SweeperProblem = {

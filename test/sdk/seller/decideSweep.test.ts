@@ -37,6 +37,16 @@ describe('decideSweep (the sweep rule)', () => {
     })
     expect(decideSweep({ ...base, walletBalance: usdc(3) })).toMatchObject({
       deposit: false,
+      reason: 'reserve-above-balance',
+      idleAmount: 0n,
+    })
+    // Not the vault's minimum, whatever the threshold: the reserve keeps everything.
+    expect(decideSweep({ ...base, minIdleThreshold: 0n, walletBalance: usdc(3) })).toMatchObject({
+      deposit: false,
+      reason: 'reserve-above-balance',
+    })
+    expect(decideSweep({ ...base, walletBalance: usdc(5) })).toMatchObject({
+      deposit: false,
       reason: 'below-threshold',
       idleAmount: 0n,
     })
