@@ -116,13 +116,14 @@ afterAll(async () => {
 })
 
 /**
- * Starts the app's seller on `chain`, has `buyer` pay GET /weather, waits for the sweep and stops it.
- * The CommonJS and ESM sellers of one chain run one after the other: they share the merchant's key.
+ * Starts the app's seller on `chain`, has each buyer pay GET /weather in turn, waits for the sweep and
+ * stops it. The CommonJS and ESM sellers of one chain run one after the other: they share the
+ * merchant's key.
  */
 async function sellAndSweep(
   format: Format,
   chain: Chain,
-  spendControls: 'stock' | 'opt-in',
+  buyers: ('stock' | 'opt-in')[],
   sweep: { reserve: string; swept: string },
 ) {
   const devnet = devnets[chain]
@@ -144,14 +145,16 @@ async function sellAndSweep(
   )
   running.push(seller)
   const [, port] = await seller.waitFor(/^listening (\d+)$/m)
-  const pay = buyerFetch(devnet, fetch, devnet.accounts.buyer.privateKey, spendControls)
-  const response = await pay(`http://127.0.0.1:${port}/weather`)
-  expect(response.status).toBe(200)
-  expect(await response.json()).toEqual({ sky: 'clear' })
-  expect(paymentResponseOf(response)).toMatchObject({
-    success: true,
-    network: `eip155:${devnet.chainId}`,
-  })
+  for (const spendControls of buyers) {
+    const pay = buyerFetch(devnet, fetch, devnet.accounts.buyer.privateKey, spendControls)
+    const response = await pay(`http://127.0.0.1:${port}/weather`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ sky: 'clear' })
+    expect(paymentResponseOf(response)).toMatchObject({
+      success: true,
+      network: `eip155:${devnet.chainId}`,
+    })
+  }
   await seller.waitFor(
     new RegExp(`^swept ${sweep.swept.replace('.', '\\.')} USDC: 0x[0-9a-f]{64}$`, 'm'),
   )
@@ -168,14 +171,15 @@ const secondSweep = { reserve: '10', swept: '490.01' }
 describe('the packed package in a fresh CommonJS app and a fresh ESM app', () => {
   // The two chains' devnets are independent: their cases run at the same time.
   it.concurrent('on base, a buyer with x402 default spend controls pays the README seller, CommonJS then ESM', async () => {
-    await sellAndSweep('commonjs', 'base', 'stock', firstSweep)
-    await sellAndSweep('module', 'base', 'stock', secondSweep)
+    await sellAndSweep('commonjs', 'base', ['stock'], firstSweep)
+    await sellAndSweep('module', 'base', ['stock'], secondSweep)
   })
 
-  // The route accepts the vault's USDC (Aave's test token) only, which x402 does not pay by default on
-  // Base Sepolia: this buyer keeps its spend controls on and opts in to it with `allowedAssets`.
-  it.concurrent('on base-sepolia, a buyer that opts in to the vault asset pays the README seller, CommonJS then ESM', async () => {
-    await sellAndSweep('commonjs', 'base-sepolia', 'opt-in', firstSweep)
-    await sellAndSweep('module', 'base-sepolia', 'opt-in', secondSweep)
+  // On Base Sepolia the route accepts the vault's USDC (Aave's test token) and Circle's test USDC, the
+  // one x402 pays by default there. A stock buyer pays Circle's, which stays liquid: the sweep that
+  // follows the opted-in buyer's payment (`allowedAssets`) moves the vault's asset only, to the unit.
+  it.concurrent('on base-sepolia, a stock buyer and one that opts in to the vault asset pay the README seller, CommonJS then ESM', async () => {
+    await sellAndSweep('commonjs', 'base-sepolia', ['stock', 'opt-in'], firstSweep)
+    await sellAndSweep('module', 'base-sepolia', ['opt-in', 'stock'], secondSweep)
   })
 })
