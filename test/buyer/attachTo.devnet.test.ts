@@ -209,7 +209,7 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
 
   it('a liquid wallet: no recall, no withdrawal', async () => {
     const shop = await openShop()
-    await buyerVault.withdrawAndWait({ amount: parseUsdc('2') })
+    const { usdcReturned } = await buyerVault.withdrawAndWait({ amount: parseUsdc('2') })
     const from = await nextBlock()
     const { recalls } = attach(shop.client)
     const responses = await Promise.all(
@@ -218,19 +218,40 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200])
     expect(recalls).toEqual([])
     expect(await withdrawalsSince(from)).toEqual([])
-    expect(await buyerLiquid()).toBe(parseUsdc('0.5'))
+    expect(await buyerLiquid()).toBe(usdcReturned - parseUsdc('1.5'))
   })
 
   it('policy: a payee outside the allowlist pays from liquid funds without a recall; over maxPerPayment with block is refused before signing', async () => {
     const shop = await openShop()
-    await buyerVault.withdrawAndWait({ amount: parseUsdc('1') })
+    const { usdcReturned } = await buyerVault.withdrawAndWait({ amount: parseUsdc('1') })
     const from = await nextBlock()
     const other = privateKeyToAccount(devnet.accounts.deployer.privateKey).address
     const skipping = attach(shop.client, { allowedPayTo: [other] })
     expect((await shop.pay(shop.url('/paid'))).status).toBe(200)
     expect(skipping.recalls).toEqual([])
-    expect(await buyerLiquid()).toBe(parseUsdc('0.5'))
     await skipping.attachment.detach()
+
+    // Origins: the request's own URL, as x402's HTTP client saw it, not what the 402 claims.
+    const elsewhere = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, parseUsdc('1'))
+    const offList = attach(elsewhere.client, {
+      allowedOrigins: ['https://api.example.com'],
+      httpClient: elsewhere.httpClient,
+    })
+    expect((await elsewhere.pay(shop.url('/paid'))).status).toBe(200)
+    expect(offList.recalls).toEqual([])
+    await offList.attachment.detach()
+    const listed = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, parseUsdc('1'))
+    const onList = attach(listed.client, {
+      allowedOrigins: [new URL(shop.url('/')).origin],
+      httpClient: listed.httpClient,
+    })
+    expect((await listed.pay(shop.url('/paid'))).status).toBe(200)
+    // What the first withdrawal brought beyond its amount (rounding, the buyer's) is not recalled again.
+    const left = usdcReturned - parseUsdc('1')
+    expect(onList.recalls).toMatchObject([
+      { requested: parseUsdc('0.5') - left, walletBalance: left },
+    ])
+    await onList.attachment.detach()
 
     const blocking = buyerClient(devnet)
     attach(blocking.client, { maxPerPayment: '0.25', onOverCap: 'block' })
@@ -247,8 +268,8 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     await expect(blocking.pay(shop.url('/paid'))).rejects.toThrow(
       /above maxPerPayment \(0\.25 USDC\)/,
     )
-    expect(await withdrawalsSince(from)).toEqual([])
-    expect(await buyerLiquid()).toBe(parseUsdc('0.5'))
+    expect((await withdrawalsSince(from)).length).toBe(1)
+    expect(await buyerLiquid()).toBe((onList.recalls[0]?.amount ?? 0n) - parseUsdc('0.5'))
   })
 
   it('maxPerWindow holds across concurrent payments: the recalls stay within it, the rest are refused', async () => {
