@@ -8,7 +8,10 @@ import type { BuyerPayment } from './buyerPayment.js'
 export type BuyerPolicyOptions = {
   /** Recall for no payment above this. Default: no cap. */
   maxPerPayment?: bigint | string | undefined
-  /** Recalls bring at most this much USDC within any `windowMs`. Default: no cap. */
+  /**
+   * Recalls ask for at most this much USDC within any `windowMs` (a recall can bring a base unit more:
+   * rounding is the buyer's). Default: no cap.
+   */
   maxPerWindow?: bigint | string | undefined
   /** The rolling window of `maxPerWindow`, in ms. Default 86 400 000 (a day). */
   windowMs?: number | undefined

@@ -3,6 +3,7 @@ import { getUsdcBalance } from '../actions/getUsdcBalance.js'
 import type { VaultContext } from '../context.js'
 import type { VaultErrorCode } from '../errors/codes.js'
 import { toVaultError } from '../errors/toVaultError.js'
+import { sleep } from '../internal/sleep.js'
 import { formatUsdc } from '../money.js'
 import { PaymentFundingError } from './buyerErrors.js'
 import type { BuyerPolicy } from './buyerPolicy.js'
@@ -18,6 +19,11 @@ export type FundingOutcome =
   | { kind: 'over-window'; needed: bigint }
   /** Neither the wallet nor the vault can fund it: abort before signing. */
   | { kind: 'abort'; error: PaymentFundingError }
+
+/** A batch starts once no payment arrived for this long… */
+const gatherQuietMs = 15
+/** …or at the latest this long after it could start. */
+const gatherMaxMs = 100
 
 type Waiter = { amount: bigint; resolve: (outcome: FundingOutcome) => void }
 
@@ -45,9 +51,11 @@ const cannotDeliverCodes = new Set<VaultErrorCode>([
 ])
 
 /**
- * Funds payments in rounds, one round at a time: a payment that arrives while a round runs waits for the
- * next one, which covers every payment that arrived meanwhile with one recall. So a burst of payments
- * from an empty wallet makes at most two withdrawals: the first payment's, and one for all the others.
+ * Funds payments in rounds, one round at a time: a payment the wallet cannot cover joins a batch, which
+ * starts once payments stop arriving for a moment (a burst's 402s come back over a few milliseconds),
+ * and a payment that arrives while a round runs waits for the next one, which covers every payment that
+ * arrived meanwhile with one recall. So a burst of payments from an empty wallet makes one or two
+ * withdrawals, not one each.
  *
  * A round reads the wallet's balance and compares it with what it must hold: every payment funded
  * earlier and not yet released (x402 has not told its outcome), the round's payments, and the reserve.
@@ -97,13 +105,29 @@ export class RecallRounds {
   }
 
   /**
-   * Asks for a payment's funding; resolves when its round has decided.
+   * Asks for a payment's funding; resolves when it is decided. When no round runs or waits, a wallet
+   * whose liquid USDC covers the payment (with those in flight and the reserve) is funded after one
+   * balance read, with no wait; otherwise the payment joins the next round.
    *
    * @param amount - The payment (base units).
    * @returns What became of it.
    */
-  fund(amount: bigint): Promise<FundingOutcome> {
+  async fund(amount: bigint): Promise<FundingOutcome> {
+    if (!this.running) {
+      try {
+        const balance = await getUsdcBalance(this.ctx, { wallet: this.wallet })
+        // Checked and committed in one turn after the read: no other payment can slip in between.
+        if (!this.running && balance >= this.committedTotal + this.reserve + amount) {
+          return this.commit(amount)
+        }
+      } catch {
+        // The round reads it again, in the write queue, with retries.
+      }
+    }
     return new Promise((resolve) => {
+      const now = Date.now()
+      if (this.queue.length === 0) this.firstArrival = now
+      this.lastArrival = now
       this.queue.push({ amount, resolve })
       this.running ??= this.drain().finally(() => {
         this.running = undefined
@@ -111,14 +135,39 @@ export class RecallRounds {
     })
   }
 
+  /** When the first payment of the waiting batch arrived, and the last one. */
+  private firstArrival = 0
+  private lastArrival = 0
+
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) await this.round(this.queue.splice(0))
+    let previousEnd = 0
+    while (this.queue.length > 0) {
+      await this.gather(previousEnd)
+      await this.round(this.queue.splice(0))
+      previousEnd = Date.now()
+    }
+  }
+
+  /**
+   * Waits until no payment has arrived for {@link gatherQuietMs}, or {@link gatherMaxMs} after the batch
+   * could start: a burst whose 402s come back over a few milliseconds makes one batch, not several.
+   */
+  private async gather(previousEnd: number): Promise<void> {
+    for (;;) {
+      const now = Date.now()
+      const at = Math.min(
+        this.lastArrival + gatherQuietMs,
+        Math.max(this.firstArrival, previousEnd) + gatherMaxMs,
+      )
+      if (now >= at) return
+      await sleep(at - now)
+    }
   }
 
   private async round(batch: Waiter[]): Promise<void> {
     let balance: bigint | undefined
     try {
-      // Read outside the write queue first: a wallet that covers its payments waits for nothing.
+      // Read outside the write queue first: a batch the wallet covers waits for no other write.
       balance = await getUsdcBalance(this.ctx, { wallet: this.wallet })
     } catch {
       // The recall reads it again in the queue (and retries): let it decide.
@@ -146,7 +195,8 @@ export class RecallRounds {
     try {
       const recall = await recallTo(this.settings, target, amounts)
       if (recall) {
-        this.policy.recordRecall(recall.amount)
+        // The window counts what was asked for: the router may pay a base unit more (rounding is the buyer's).
+        this.policy.recordRecall(recall.requested)
         this.events.recalled(recall)
       }
       for (const waiter of admitted) waiter.resolve(this.commit(waiter.amount))
