@@ -48,7 +48,7 @@ import { createPaywall } from '../src/plugins/express.js'
 
 const price = parseUsdc('2.5')
 const agentFunds = parseUsdc('20')
-const payments = 6
+const payments = 4
 const threshold = '10'
 const reserve = '100'
 const days = 30
