@@ -1,10 +1,8 @@
-import { createPublicClient, createWalletClient, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { createVaultClient, parseUsdc, type Recall, type VaultClient } from '../src/index.js'
+import { parseUsdc, type Recall } from '../src/index.js'
 import { usdcBalance } from '../test/support/merchant.js'
 import { buyerClient } from '../test/support/merchantApps.js'
 import type { BenchContext, Measured } from './context.js'
-import { openPaywallShop, type Shop } from './seller.js'
+import { merchantVaultClient, openPaywallShop, type Shop } from './seller.js'
 import { percentile, roundMs } from './stats.js'
 
 /** The buyer side (`vault.attachTo`): what a recall costs a payment, and how bursts share recalls. */
@@ -45,7 +43,7 @@ export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBen
   const { devnet } = ctx
   const requests = ctx.smoke ? 3 : 30
   const warmUp = ctx.smoke ? 1 : 3
-  const vault = buyerVault(ctx)
+  const vault = merchantVaultClient(devnet, devnet.accounts.buyer.privateKey)
   const buyer = devnet.accounts.buyer.address
   await vault.ensureInitializedAndWait()
   const shop: Shop = await openPaywallShop(devnet, price, { minIdleThreshold: '1000000' })
@@ -105,17 +103,4 @@ export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBen
     await attachment.detach()
     await shop.stop()
   }
-}
-
-/** The devnet buyer's vault client. */
-function buyerVault(ctx: BenchContext): VaultClient {
-  const { devnet } = ctx
-  const account = privateKeyToAccount(devnet.accounts.buyer.privateKey)
-  const transport = http(devnet.rpcUrl)
-  return createVaultClient({
-    publicClient: createPublicClient({ chain: devnet.viemChain, transport, pollingInterval: 50 }),
-    walletClient: createWalletClient({ account, chain: devnet.viemChain, transport }),
-    chain: devnet.chain,
-    addresses: devnet.addresses,
-  })
 }

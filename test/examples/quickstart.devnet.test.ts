@@ -47,7 +47,7 @@ describe('the README examples run against a devnet', () => {
     expect(stderr).toBe('')
     // The agent pays from its vault position: each payment recalls its price first.
     expect(stdout).toMatch(
-      /^ {3}payment 1 +2\.5 USDC {3}recalled +2\.5 USDC {3}merchant wallet +102\.5 USDC$/m,
+      /^ {3}payment 1 +2\.5 USDC {3}recalled +2\.50*\d? USDC {3}merchant wallet +102\.5 USDC$/m,
     )
     expect(stdout).toMatch(/^ {3}idle 2\.5 USDC < 10 USDC: stays in the wallet$/m)
     // Base Sepolia's USDC is paid through Permit2; the agent never approved it, so its permit rode along.
@@ -55,18 +55,19 @@ describe('the README examples run against a devnet', () => {
       /^ {3}paid through Permit2 with a sponsored permit \(Base Sepolia's USDC has no EIP-3009\)$/m,
     )
     expect(stdout).toMatch(
-      /^ {3}payment 4 +2\.5 USDC {3}recalled +2\.5 USDC {3}merchant wallet +110 USDC$/m,
+      /^ {3}payment 4 +2\.5 USDC {3}recalled +2\.50*\d? USDC {3}merchant wallet +110 USDC$/m,
     )
     // However the sweeper's debounce grouped the payments, it left the reserve and deposited the rest.
     const deposited = [...stdout.matchAll(/^ {3}deposited +([\d.]+) USDC$/gm)].map((m) => m[1])
     expect(deposited.reduce((sum, amount) => sum + parseUsdc(amount as string), 0n)).toBe(
       parseUsdc('10'),
     )
-    // The money went round: agent vault → agent wallet → merchant wallet → merchant vault.
-    expect(stdout).toMatch(/^ {3}agent vault → agent wallet +10 USDC in 4 recalls$/m)
+    // The money went round: agent vault → agent wallet → merchant wallet → merchant vault. A recall
+    // may bring a base unit more than asked (rounding is the buyer's), which the next one counts.
+    expect(stdout).toMatch(/^ {3}agent vault → agent wallet +10(\.0+\d)? USDC in 4 recalls$/m)
     expect(stdout).toMatch(/^ {3}agent wallet → merchant +10 USDC in 4 payments$/m)
     expect(stdout).toMatch(/^ {3}merchant → merchant vault +10 USDC in 1 sweep\(s\)$/m)
-    expect(stdout).toMatch(/^ {3}agent wallet now +0 USDC$/m)
+    expect(stdout).toMatch(/^ {3}agent wallet now +0(\.0+\d)? USDC$/m)
     expect(stdout).toMatch(/^ {3}transaction +0x[0-9a-f]{64}$/m)
     expect(stdout).toMatch(/^ {3}wallet balance now +100 USDC$/m)
     expect(stdout).toMatch(/^ {3}yield earned +0\.0[1-9]\d* USDC$/m)

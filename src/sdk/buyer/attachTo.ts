@@ -4,6 +4,7 @@ import { VaultValidationError } from '../errors/classes.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { resolveAccount, validateUsdcOption } from '../internal/validate.js'
 import { runExclusive } from '../internal/writeQueue.js'
+import type { AttachToResourceServerOptions } from '../seller/attachToResourceServer.js'
 import { type IdleDeposit, resolveSweepSettings, sweepIn } from '../seller/sweep.js'
 import { SweepScheduler } from '../seller/sweepScheduler.js'
 import { resolveSweepTuning } from '../seller/sweepTuning.js'
@@ -71,16 +72,13 @@ export type AttachToOptions = BuyerPolicyOptions & {
         onRedeposit?: ((deposit: IdleDeposit) => unknown) | undefined
       }
     | undefined
-  /** Retries of a recall that failed for a reason that can pass. Default 3 attempts from 250 ms. */
-  retry?:
-    | {
-        maxAttempts?: number | undefined
-        initialDelayMs?: number | undefined
-        maxDelayMs?: number | undefined
-      }
-    | undefined
+  /**
+   * Retries of a recall that failed for a reason that can pass, as the sweeper's but sooner: a payment
+   * waits. Default 3 attempts from 250 ms, doubled up to 2 000 ms.
+   */
+  retry?: AttachToResourceServerOptions['retry']
   /** Give up waiting for a recall's receipt after this many ms. Default: viem's. */
-  receiptTimeoutMs?: number | undefined
+  receiptTimeoutMs?: AttachToResourceServerOptions['receiptTimeoutMs']
   /**
    * How long a signed payment still counts against the liquid USDC when x402 never tells its outcome
    * (the request failed in transit). Default 60 000.
