@@ -1,6 +1,7 @@
 import { cpus } from 'node:os'
 import { mcpToolNames, readToolNames } from '../test/support/mcpToolNames.js'
 import type { Burst } from './burst.js'
+import type { BuyerBench } from './buyer.js'
 import type { ColdStart } from './coldStart.js'
 import type { Measured } from './context.js'
 import type { ImportTime } from './importTime.js'
@@ -36,7 +37,7 @@ export type BenchReport = {
   sweep: Sweep | null
   /** Why a value is `null`: what it needs before it can be measured. */
   notMeasured: Partial<
-    Record<'paidRequestLatency' | 'burst' | 'sweep' | 'ledger' | 'x402Gas', string>
+    Record<'paidRequestLatency' | 'burst' | 'sweep' | 'ledger' | 'x402Gas' | 'buyer', string>
   >
   budgets: BudgetCheck[]
   /** The names of the budgets broken; the bench exits 1 when there is any. */
@@ -51,6 +52,8 @@ export type BenchReport = {
   ledger: LedgerBench | null
   /** The gas of an x402 payment on each path (EIP-3009, Permit2 approved once, Permit2 sponsored). */
   x402Gas: X402Gas | null
+  /** The buyer side (`vault.attachTo`): a recall's latency, recalls per burst, the liquid p50 ratio. */
+  buyer: BuyerBench | null
   details: {
     rpcMethods: RoundTripsResult['rpcMethods']
     mcpColdStartRunsMs: number[]
@@ -80,6 +83,7 @@ export type Measurements = {
   npxStart: NpxStart | null
   mcpHttp: McpHttpLoad
   x402Gas: Measured<X402Gas>
+  buyer: Measured<BuyerBench>
 }
 
 /**
@@ -109,6 +113,7 @@ export function buildReport(
   const sweep = measuredValue('sweep', measured.sweep)
   const ledger = measuredValue('ledger', measured.ledger)
   const x402Gas = measuredValue('x402Gas', measured.x402Gas)
+  const buyer = measuredValue('buyer', measured.buyer)
 
   const budgets: BudgetCheck[] = [
     atMost('rpcRoundTrips.startup', rpcRoundTrips.startup, 2, 'round trips'),
@@ -132,6 +137,8 @@ export function buildReport(
     atMost('burst.failedDeposits', burst?.failedDeposits ?? null, 0, 'transactions'),
     atMost('burst.unaccountedUnits', burst?.unaccountedUnits ?? null, 0, 'base units'),
     atMost('sweep.txPerSweep', sweep?.txPerSweep ?? null, 1, 'transactions'),
+    atMost('buyer.liquidRatio', buyer?.liquidRatio ?? null, 1.05, '×'),
+    atMost('buyer.recallsPerBurst', buyer?.recallsPerBurst ?? null, 2, 'withdrawals'),
     ...Object.entries(measured.sdk).map(([name, call]) =>
       atMost(`sdk.${name}`, call.roundTrips, call.budget, 'round trips'),
     ),
@@ -152,6 +159,7 @@ export function buildReport(
     mcpHttp: measured.mcpHttp,
     ledger,
     x402Gas,
+    buyer,
     details: {
       rpcMethods,
       mcpColdStartRunsMs: measured.coldStart.runsMs,
@@ -264,10 +272,14 @@ export function formatReport(report: BenchReport): string {
       verdict(check),
     ]
   })
-  const seller = (['paidRequestLatency', 'burst', 'sweep', 'ledger'] as const).map((key) => [
-    key,
-    report[key] === null ? `not measured: ${report.notMeasured[key]}` : JSON.stringify(report[key]),
-  ])
+  const seller = (['paidRequestLatency', 'burst', 'sweep', 'ledger', 'buyer'] as const).map(
+    (key) => [
+      key,
+      report[key] === null
+        ? `not measured: ${report.notMeasured[key]}`
+        : JSON.stringify(report[key]),
+    ],
+  )
   const pathNames: Record<keyof X402Gas, string> = {
     eip3009: 'EIP-3009 (Circle’s USDC, as on Base)',
     permit2: 'Permit2, approved once (Base Sepolia)',
@@ -301,7 +313,7 @@ export function formatReport(report: BenchReport): string {
     'Start-up (medians of fresh processes, interleaved) and MCP over HTTP',
     table([['what', 'measured', 'budget', ''], ...startup, ...npxRows, ...httpRows]),
     '',
-    'Seller: paid requests through the devnet facilitator, sweeps on chain, a ledger scan',
+    'Seller and buyer: paid requests through the devnet facilitator, sweeps and recalls on chain, a ledger scan',
     table(seller),
     '',
     'x402 payment gas by path: the buyer only signs; the facilitator sends the settlement',

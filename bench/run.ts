@@ -17,6 +17,7 @@ import type { Address } from 'viem'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.js'
 import { parseUsdc } from '../src/index.js'
 import { measureBurst } from './burst.js'
+import { measureBuyer } from './buyer.js'
 import { measureColdStart } from './coldStart.js'
 import type { BenchContext } from './context.js'
 import { measureImportTime } from './importTime.js'
@@ -86,6 +87,8 @@ try {
     sweep: await measureSweep(ctx),
     npxStart: await measureNpxStart(ctx),
     ledger: await measureLedger(ctx),
+    // Last: it deposits the buyer's USDC into the vault.
+    buyer: await measureBuyer(ctx),
   }
   const report = buildReport(measured, { chain: devnet.chain, chainId: devnet.chainId, smoke })
   process.stdout.write(

@@ -3,7 +3,7 @@
  * Express app on loopback) behind this package's paywall, and a deadline so that a stuck sweep fails
  * the bench instead of hanging it.
  */
-import { createPublicClient, createWalletClient, http } from 'viem'
+import { createPublicClient, createWalletClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Devnet } from '../src/devnet/startDevnet.js'
 import {
@@ -18,15 +18,20 @@ import { frameworks, paidRoutes } from '../test/support/merchantApps.js'
 const express = frameworks.find((framework) => framework.name === 'express')
 
 /**
- * The merchant's vault client on the devnet, with a wallet client that sends its deposits.
+ * The merchant's vault client on the devnet, with a wallet client that sends its deposits (or another
+ * account's, such as the buyer's).
  *
  * @param devnet - The devnet.
+ * @param privateKey - Whose client; default the merchant's.
  * @returns The vault client.
  * @example
  * const vault = merchantVaultClient(devnet)
  */
-export function merchantVaultClient(devnet: Devnet): VaultClient {
-  const account = privateKeyToAccount(devnet.accounts.merchant.privateKey)
+export function merchantVaultClient(
+  devnet: Devnet,
+  privateKey: Hex = devnet.accounts.merchant.privateKey,
+): VaultClient {
+  const account = privateKeyToAccount(privateKey)
   const transport = http(devnet.rpcUrl)
   return createVaultClient({
     publicClient: createPublicClient({ chain: devnet.viemChain, transport, pollingInterval: 50 }),

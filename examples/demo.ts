@@ -1,6 +1,7 @@
 /**
- * The whole product on the devnet, offline: an Express merchant behind `createPaywall`, a buyer paying
- * it with x402 (settled by the local facilitator), the sweeper moving the idle USDC above a reserve into
+ * The whole product on the devnet, offline: an Express merchant behind `createPaywall`, an agent paying
+ * it with x402 (settled by the local facilitator) from its vault position (`vault.attachTo` recalls each
+ * payment just before x402 signs it), the sweeper moving the merchant's idle USDC above a reserve into
  * the vault, a month of yield, and the MCP server (the built bin, over stdio) answering a real MCP client.
  *
  * Run: npm run demo   (it builds `dist/` first: the MCP server runs from there, as `npx x402-vault mcp`)
@@ -25,19 +26,29 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import express from 'express'
 import {
   createPublicClient,
+  createTestClient,
   createWalletClient,
   decodeFunctionData,
   type Hash,
   http,
   isAddressEqual,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { createVaultClient, formatUsdc, type IdleDeposit, parseUsdc, unwrapField } from 'x402-vault'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import {
+  createVaultClient,
+  formatUsdc,
+  type IdleDeposit,
+  parseUsdc,
+  type Recall,
+  unwrapField,
+  usdcAbi,
+} from 'x402-vault'
 import { type Devnet, startDevnet, writeAddressesFile } from 'x402-vault/devnet'
 import { createPaywall } from 'x402-vault/express'
 
 const price = parseUsdc('2.5')
-const payments = 6
+const agentFunds = parseUsdc('20')
+const payments = 4
 const threshold = '10'
 const reserve = '100'
 const days = 30
@@ -75,14 +86,25 @@ async function main() {
   row('wallet balance', usdc(await merchant.liquid()))
   say()
 
-  step = 'paying the merchant with @x402/fetch'
-  say(`2. A buyer pays GET /forecast ${payments} times with @x402/fetch:`)
-  const pay = buyerFetch(devnet)
+  step = 'preparing the agent'
+  const agent = await startAgent(devnet)
+  say(
+    `2. An agent keeps its ${formatUsdc(agentFunds)} USDC in the vault (0 liquid) and pays GET /forecast`,
+  )
+  say(
+    `   ${payments} times with @x402/fetch; vault.attachTo recalls each payment before x402 signs it:`,
+  )
+  row('agent wallet', agent.address)
+  const pay = agent.pay
   for (let i = 1; i <= payments; i++) {
     const response = await pay(`${merchant.url}/forecast`)
     if (response.status !== 200) throw new Error(`payment ${i} answered HTTP ${response.status}`)
     await response.json()
-    row(`payment ${i}`, `${usdc(price)}   wallet ${usdc(await merchant.liquid())}`)
+    const recall = agent.recalls[i - 1]
+    row(
+      `payment ${i}`,
+      `${usdc(price)}   recalled ${usdc(recall?.amount ?? 0n)}   merchant wallet ${usdc(await merchant.liquid())}`,
+    )
     if (i === 1) say(await howPaid(devnet, response))
     if (i === 1) {
       // A manual sweep in the sweeper's own queue shows the rule holding the money back.
@@ -105,6 +127,14 @@ async function main() {
   const before = await merchant.vault.getPosition({ wallet: merchant.address })
   row('wallet balance now', usdc(await merchant.liquid()))
   row('position in the vault', usdc(unwrapField(before.currentValue, 'currentValue')))
+  const recalled = agent.recalls.reduce((sum, recall) => sum + recall.amount, 0n)
+  const swept = deposits.reduce((sum, deposit) => sum + deposit.idleAmount, 0n)
+  say(`   The money went round:`)
+  row('agent vault → agent wallet', `${usdc(recalled)} in ${agent.recalls.length} recalls`)
+  row('agent wallet → merchant', `${usdc(price * BigInt(payments))} in ${payments} payments`)
+  row('merchant → merchant vault', `${usdc(swept)} in ${deposits.length} sweep(s)`)
+  row('agent wallet now', usdc(await agent.liquid()))
+  await agent.detach()
   say()
 
   step = 'accruing a month of yield'
@@ -158,6 +188,55 @@ async function main() {
   }
   say()
   say('Done: every step ran on real transactions, and nothing was signed by the MCP server.')
+}
+
+/**
+ * The agent: a new wallet that the devnet's buyer funds with USDC (and anvil with gas), registered with
+ * the vault, all of its USDC deposited, and `vault.attachTo` on its x402 client.
+ */
+async function startAgent(devnet: Devnet) {
+  const account = privateKeyToAccount(generatePrivateKey())
+  const transport = http(devnet.rpcUrl)
+  const publicClient = createPublicClient({ chain: devnet.viemChain, transport })
+  await createTestClient({ mode: 'anvil', chain: devnet.viemChain, transport }).setBalance({
+    address: account.address,
+    value: 10n ** 18n,
+  })
+  const funder = createWalletClient({
+    account: privateKeyToAccount(devnet.accounts.buyer.privateKey),
+    chain: devnet.viemChain,
+    transport,
+  })
+  const funded = await funder.writeContract({
+    address: devnet.addresses.usdc,
+    abi: usdcAbi,
+    functionName: 'transfer',
+    args: [account.address, agentFunds],
+  })
+  await publicClient.waitForTransactionReceipt({ hash: funded })
+  const vault = createVaultClient({
+    publicClient,
+    walletClient: createWalletClient({ account, chain: devnet.viemChain, transport }),
+    chain: devnet.chain,
+    addresses: devnet.addresses,
+  })
+  await vault.ensureInitializedAndWait()
+  await vault.depositAndWait({ amount: agentFunds })
+  const network = `eip155:${devnet.chainId}` as const
+  const client = new x402Client()
+    .register(network, new ExactEvmScheme(toClientEvmSigner(account, publicClient)))
+    .setSpendControls({
+      allowedAssets: [{ network, asset: devnet.addresses.usdc, maxAmountPerPayment: `${price}` }],
+    })
+  const recalls: Recall[] = []
+  const attachment = vault.attachTo(client, { onRecall: (recall) => recalls.push(recall) })
+  return {
+    address: account.address,
+    recalls,
+    pay: wrapFetchWithPayment(fetch, client),
+    liquid: () => vault.getUsdcBalance({ wallet: account.address }),
+    detach: () => attachment.detach(),
+  }
 }
 
 /** The merchant: an Express app on a loopback port behind `createPaywall`, its vault client and deposits. */
@@ -238,29 +317,7 @@ async function startMerchant(devnet: Devnet) {
   }
 }
 
-/**
- * A fetch that pays 402 answers as the devnet's buyer, with x402's client and exact EVM scheme. The scheme
- * reads the chain (Permit2 allowance, the token's permit nonce) so that it can sign an EIP-2612 permit when
- * the seller offers gas sponsoring. x402's spend controls stay on: the buyer opts in to the vault's USDC,
- * which on Base Sepolia is not one of x402's default assets.
- */
-function buyerFetch(devnet: Devnet) {
-  const network = `eip155:${devnet.chainId}` as const
-  const publicClient = createPublicClient({
-    chain: devnet.viemChain,
-    transport: http(devnet.rpcUrl),
-  })
-  const signer = toClientEvmSigner(
-    privateKeyToAccount(devnet.accounts.buyer.privateKey),
-    publicClient,
-  )
-  const client = new x402Client()
-    .register(network, new ExactEvmScheme(signer))
-    .setSpendControls({ allowedAssets: [{ network, asset: devnet.addresses.usdc }] })
-  return wrapFetchWithPayment(fetch, client)
-}
-
-/** One line on how the buyer paid, read from the settlement transaction the facilitator sent. */
+/** One line on how the agent paid, read from the settlement transaction the facilitator sent. */
 async function howPaid(devnet: Devnet, response: Response): Promise<string> {
   const header = response.headers.get('PAYMENT-RESPONSE')
   if (!header) throw new Error('the paid response has no PAYMENT-RESPONSE header')
@@ -269,10 +326,7 @@ async function howPaid(devnet: Devnet, response: Response): Promise<string> {
     chain: devnet.viemChain,
     transport: http(devnet.rpcUrl),
   })
-  const [settlement, buyerTransactions] = await Promise.all([
-    publicClient.getTransaction({ hash }),
-    publicClient.getTransactionCount({ address: devnet.accounts.buyer.address }),
-  ])
+  const settlement = await publicClient.getTransaction({ hash })
   if (settlement.to && isAddressEqual(settlement.to, x402ExactPermit2ProxyAddress)) {
     // Base Sepolia's USDC has no EIP-3009: x402 pays it through Permit2. A buyer who never approved
     // Permit2 signs an EIP-2612 permit that the facilitator submits with the payment (gas sponsoring).
@@ -281,9 +335,9 @@ async function howPaid(devnet: Devnet, response: Response): Promise<string> {
       data: settlement.input,
     })
     const sponsored = functionName === 'settleWithPermit' ? ' with a sponsored permit' : ''
-    return `   paid through Permit2${sponsored} (Base Sepolia's USDC has no EIP-3009); buyer transactions: ${buyerTransactions}`
+    return `   paid through Permit2${sponsored} (Base Sepolia's USDC has no EIP-3009)`
   }
-  return `   paid with EIP-3009 (transferWithAuthorization); buyer transactions: ${buyerTransactions}`
+  return `   paid with EIP-3009 (transferWithAuthorization)`
 }
 
 /** The built MCP server on stdio, its stderr kept off our stdout, and a real MCP client on it. */

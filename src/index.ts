@@ -93,6 +93,19 @@ export {
   withdrawAndWait,
 } from './sdk/actions/withdraw.js'
 export {
+  type AttachToOptions,
+  attachTo,
+  type BuyerAttachment,
+  type BuyerPhase,
+  type BuyerProblem,
+  type PaymentHookTarget,
+  type PaymentRequiredHookTarget,
+} from './sdk/buyer/attachTo.js'
+export { PaymentFundingError, PaymentPolicyError } from './sdk/buyer/buyerErrors.js'
+export type { BuyerPayment, PaymentCreationHookContext } from './sdk/buyer/buyerPayment.js'
+export type { BuyerPolicyOptions } from './sdk/buyer/buyerPolicy.js'
+export type { Recall, RecallStep } from './sdk/buyer/recall.js'
+export {
   type VaultAddresses,
   type VaultChainEntry,
   type VaultChainName,

@@ -62,6 +62,12 @@ import {
   withdraw,
   withdrawAndWait,
 } from './actions/withdraw.js'
+import {
+  type AttachToOptions,
+  attachTo,
+  type BuyerAttachment,
+  type PaymentHookTarget,
+} from './buyer/attachTo.js'
 import type { VaultContext } from './context.js'
 import { type CreateVaultContextParameters, createVaultContext } from './createVaultContext.js'
 import {
@@ -399,6 +405,18 @@ export type VaultActions = {
     resourceServer: SettlementHookTarget,
     options: AttachToResourceServerOptions,
   ) => Sweeper
+  /**
+   * Pays x402 from the vault: before x402 signs a payment this vault can fund, withdraws exactly what
+   * the wallet's liquid USDC lacks (a recall) and waits for the receipt. Payments share recalls; a
+   * policy caps them; a payment neither the wallet nor the vault can fund is aborted before signing.
+   *
+   * @param client - An `x402Client` (anything with its client hooks).
+   * @param options - Policy, `reserve`, `redeposit`, `onRecall`, `onNonFatalError`, tuning.
+   * @returns The attachment: `detach()`, `idle()`, `state()`.
+   * @example
+   * const buyer = vault.attachTo(client, { maxPerPayment: '2', maxPerWindow: '50' })
+   */
+  attachTo: (client: PaymentHookTarget, options?: AttachToOptions) => BuyerAttachment
 }
 
 /** A vault client: the context (`chain`, `chainId`, `network`, `addresses`, clients), its actions and `extend`. */
@@ -474,6 +492,7 @@ function decorate<extended extends object>(
     previewDepositIdle: (params) => previewDepositIdle(context, params),
     attachToResourceServer: (resourceServer, options) =>
       attachToResourceServer(context, resourceServer, options),
+    attachTo: (client, options) => attachTo(context, client, options),
   }
   const client = {
     ...context,

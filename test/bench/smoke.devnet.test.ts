@@ -30,6 +30,7 @@ type BenchReport = {
   overBudget: string[]
   sdk: Record<string, { roundTrips: number; budget: number }>
   x402Gas: Record<string, { buyerOnce: number; facilitatorPerPayment: number }> | null
+  buyer: { requests: number; recallsPerBurst: number; recallPaymentP50Ms: number } | null
 }
 
 /** Runs `bench/run.ts` (through tsx, as `npm run bench` does) and collects its output. */
@@ -117,6 +118,11 @@ it('a smoke pass of the bench prints one JSON report of the issue #11 shape, wit
   expect([gas.eip3009?.buyerOnce, gas.permit2Sponsored?.buyerOnce]).toEqual([0, 0])
   expect(gas.permit2?.buyerOnce).toBeGreaterThan(21_000)
   for (const path of Object.values(gas)) expect(path.facilitatorPerPayment).toBeGreaterThan(21_000)
+  // The buyer side: every payment from the empty wallet recalled, a burst of 10 at most twice.
+  expect(report.buyer).toMatchObject({ requests: 3 })
+  expect(report.buyer?.recallsPerBurst).toBeGreaterThanOrEqual(1)
+  expect(report.buyer?.recallsPerBurst).toBeLessThanOrEqual(2)
+  expect(report.buyer?.recallPaymentP50Ms).toBeGreaterThan(0)
 
   // Timing budgets are for a quiet machine, not for a test run: only the verdict must agree.
   const broken = report.budgets.filter((check) => check.within === false).map((check) => check.name)

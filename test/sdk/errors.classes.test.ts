@@ -13,6 +13,8 @@ import * as honoEntry from '../../src/plugins/hono.js'
 
 const {
   AddressMismatchError,
+  PaymentFundingError,
+  PaymentPolicyError,
   UnavailableFieldError,
   VaultConfigError,
   VaultContractError,
@@ -66,6 +68,16 @@ const samples: Record<string, () => InstanceType<typeof VaultError>> = {
       variable: 'MCP_LOG_LEVEL',
     }),
   DevnetError: () => new DevnetError('anvil was not found.', { code: 'ANVIL_NOT_FOUND' }),
+  PaymentPolicyError: () =>
+    new PaymentPolicyError('Payment of 5 USDC refused: above maxPerPayment (2 USDC).', {
+      code: 'PAYMENT_OVER_CAP',
+      details: { cap: 'maxPerPayment', amount: 5_000_000n, limit: 2_000_000n },
+    }),
+  PaymentFundingError: () =>
+    new PaymentFundingError('Payment of 5 USDC aborted before signing.', {
+      code: 'VAULT_CANNOT_DELIVER',
+      details: { amount: 5_000_000n, walletBalance: 0n, reason: 'INSUFFICIENT_VAULT_LIQUIDITY' },
+    }),
 }
 
 /** Every exported class that makes errors, by name, from every entry point. */

@@ -4,7 +4,7 @@
  */
 import { createServer as createHttpServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { x402Client } from '@x402/core/client'
+import { x402Client, x402HTTPClient } from '@x402/core/client'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import { toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
@@ -35,6 +35,23 @@ export function buyerFetch(
   privateKey: Hex = devnet.accounts.buyer.privateKey,
   spendControls: 'opt-in' | 'stock' = 'opt-in',
 ) {
+  return buyerClient(devnet, baseFetch, privateKey, undefined, spendControls).pay
+}
+
+/**
+ * {@link buyerFetch}'s parts: the x402 client (whose hooks `vault.attachTo` takes), the HTTP client that
+ * `wrapFetchWithPayment` drives (whose 402 hook tells each payment's URL), and the paying fetch.
+ * `maxAmountPerPayment` (base units) raises x402's per-payment cap on the vault's USDC, as a buyer of
+ * pricier APIs does (x402's default is $1 on the USDC it knows). With `spendControls: 'stock'` the
+ * client keeps x402's defaults untouched.
+ */
+export function buyerClient(
+  devnet: Devnet,
+  baseFetch: typeof fetch = fetch,
+  privateKey: Hex = devnet.accounts.buyer.privateKey,
+  maxAmountPerPayment?: bigint,
+  spendControls: 'opt-in' | 'stock' = 'opt-in',
+) {
   const network = `eip155:${devnet.chainId}` as const
   const publicClient = createPublicClient({
     chain: devnet.viemChain,
@@ -45,9 +62,20 @@ export function buyerFetch(
     new ExactEvmScheme(toClientEvmSigner(privateKeyToAccount(privateKey), publicClient)),
   )
   if (spendControls === 'opt-in') {
-    client.setSpendControls({ allowedAssets: [{ network, asset: devnet.addresses.usdc }] })
+    client.setSpendControls({
+      allowedAssets: [
+        {
+          network,
+          asset: devnet.addresses.usdc,
+          ...(maxAmountPerPayment === undefined
+            ? {}
+            : { maxAmountPerPayment: maxAmountPerPayment.toString() }),
+        },
+      ],
+    })
   }
-  return wrapFetchWithPayment(baseFetch, client)
+  const httpClient = new x402HTTPClient(client)
+  return { client, httpClient, pay: wrapFetchWithPayment(baseFetch, httpClient) }
 }
 
 /** The settlement in a paid response's `PAYMENT-RESPONSE` header. */

@@ -74,7 +74,7 @@ export type WithdrawResult = {
  * await vault.withdraw({ amount: parseUsdc('5') })
  */
 export function withdraw(ctx: VaultContext, params: WithdrawParameters): Promise<Hash> {
-  return sendExclusive(ctx, params.account, (slot) => executeWithdraw(slot, ctx, params))
+  return sendExclusive(ctx, params.account, (slot) => sendWithdrawIn(slot, ctx, params))
 }
 
 /**
@@ -90,27 +90,55 @@ export function withdrawAndWait(
   ctx: VaultContext,
   params: WithdrawParameters & WaitOptions,
 ): Promise<WithdrawResult> {
-  return runExclusive(ctx, params.account, async (slot) => {
-    const { wallet, ...sent } = await executeWithdraw(slot, ctx, params)
-    const receipt = await waitForSuccess(ctx, sent, 'Withdrawal', params)
-    const log = requireRouterEvent(ctx, receipt, 'Withdrawn', wallet, 'Withdrawal')
-    return {
-      txHash: receipt.transactionHash,
-      wallet,
-      sharesBurned: log.args.dvUsdcBurned,
-      usdcReturned: log.args.usdcReturned,
-      yieldEarned: log.args.yieldEarned,
-      feePaid: log.args.feePaid,
-      blockNumber: receipt.blockNumber,
-    }
-  })
+  return runExclusive(ctx, params.account, async (slot) =>
+    confirmWithdraw(ctx, await sendWithdrawIn(slot, ctx, params), params),
+  )
 }
 
-async function executeWithdraw(
+/** A withdrawal sent and not yet confirmed: its transaction and the wallet it pays. */
+export type SentWithdrawal = SentTransaction & { wallet: Address }
+
+/**
+ * Waits for a sent withdrawal's receipt and reads the router's `Withdrawn` log. Waiting again for the
+ * same withdrawal after a failed wait is safe: it never sends anything.
+ *
+ * @param ctx - The vault client.
+ * @param sent - The withdrawal, as {@link sendWithdrawIn} returned it.
+ * @param wait - `confirmations`, `timeout`.
+ * @returns What the log says.
+ */
+export async function confirmWithdraw(
+  ctx: VaultContext,
+  sent: SentWithdrawal,
+  wait: WaitOptions = {},
+): Promise<WithdrawResult> {
+  const receipt = await waitForSuccess(ctx, sent, 'Withdrawal', wait)
+  const log = requireRouterEvent(ctx, receipt, 'Withdrawn', sent.wallet, 'Withdrawal')
+  return {
+    txHash: receipt.transactionHash,
+    wallet: sent.wallet,
+    sharesBurned: log.args.dvUsdcBurned,
+    usdcReturned: log.args.usdcReturned,
+    yieldEarned: log.args.yieldEarned,
+    feePaid: log.args.feePaid,
+    blockNumber: receipt.blockNumber,
+  }
+}
+
+/**
+ * The body of `withdraw`, for a caller that holds the sending account's write slot: quotes, simulates
+ * and sends; a withdrawal that would fail is refused before anything is sent.
+ *
+ * @param slot - The sending account's write slot.
+ * @param ctx - The vault client, with a wallet client.
+ * @param params - As `withdraw`.
+ * @returns The sent transaction and the wallet it pays.
+ */
+export async function sendWithdrawIn(
   slot: WriteSlot,
   ctx: VaultContext,
   params: WithdrawParameters,
-): Promise<SentTransaction & { wallet: Address }> {
+): Promise<SentWithdrawal> {
   const { walletClient, account, address } = resolveAccount(ctx, params.account)
   assertSlotFor(slot, ctx, address)
   const wallet = params.wallet === undefined ? address : validateWallet(params.wallet)

@@ -84,6 +84,11 @@ export const vaultErrorCodes = [
   // x402 facilitator (seller plugins)
   'FACILITATOR_UNREACHABLE',
   'FACILITATOR_UNSUPPORTED',
+  // the buyer side (vault.attachTo)
+  'PAYMENT_OVER_CAP',
+  'BUYER_FUNDS_SHORT',
+  'VAULT_CANNOT_DELIVER',
+  'RECALL_FAILED',
   // the watch sweeper (x402-vault sweep --watch --lock)
   'SWEEP_LOCK_LOST',
   'SWEEP_LOCK_UNAVAILABLE',

@@ -1,0 +1,117 @@
+import type { Address, Hash } from 'viem'
+import { getUsdcBalance } from '../actions/getUsdcBalance.js'
+import { confirmWithdraw, type SentWithdrawal, sendWithdrawIn } from '../actions/withdraw.js'
+import type { VaultContext } from '../context.js'
+import type { VaultError } from '../errors/classes.js'
+import { toVaultError } from '../errors/toVaultError.js'
+import { sleep } from '../internal/sleep.js'
+import { runExclusive } from '../internal/writeQueue.js'
+import { type SweepRetryPolicy, sweepRetryDelay } from '../seller/sweepRetry.js'
+import type { WaitOptions } from '../transactions.js'
+
+/** A confirmed recall: a withdrawal by net amount that brought the wallet what its payments lacked. */
+export type Recall = {
+  /** The withdrawal's transaction. */
+  txHash: Hash
+  /** USDC the wallet received, net of the fee: at least `requested` (rounding is the buyer's). */
+  amount: bigint
+  /** What the recall asked for: the payments' and the reserve's shortfall, to the base unit. */
+  requested: bigint
+  /** Vault shares burned. */
+  shares: bigint
+  /** The fee paid on the yield the burned shares realised. */
+  fee: bigint
+  /** Yield the withdrawal realised, before the fee. */
+  yieldEarned: bigint
+  /** Why it was made: the wallet's liquid USDC did not cover the payments about to be signed. */
+  reason: 'payment-shortfall'
+  /** The amounts of the payments it funded (base units), in the order they arrived. */
+  payments: bigint[]
+  /** The wallet's liquid USDC when the recall read it, before the withdrawal. */
+  walletBalance: bigint
+  blockNumber: bigint
+}
+
+/** The steps of a recall, in order: where a failed recall stopped. */
+export type RecallStep = 'balance-read' | 'withdraw' | 'receipt'
+
+/** A recall that did not succeed: the step it stopped at and why. */
+export type RecallFailure = { step: RecallStep; error: VaultError }
+
+/** What a recall attempt needs: the vault, the wallet, and how it retries and waits. */
+export type RecallSettings = {
+  ctx: VaultContext
+  wallet: Address
+  retry: SweepRetryPolicy
+  wait: WaitOptions
+  /** Told of each failed attempt that is tried again. */
+  onRetry: (failure: RecallFailure) => void
+}
+
+/**
+ * Brings the wallet's liquid USDC up to `target`, exactly: in the account's write queue, reads the
+ * balance, and when it is short withdraws the difference by net amount (`withdraw` by `amount`, whose
+ * shares the router's `previewWithdrawNet` gives and the SDK checks, so the wallet receives at least
+ * that) and waits for the receipt.
+ *
+ * Failures that can pass are retried (the seller sweep's policy, `sweepRetryDelay`, with the withdrawal
+ * as its send step). Each retry reads the balance again, unless a withdrawal was sent: then it waits for
+ * that withdrawal's receipt again. So a send whose outcome was lost is never sent twice on top of
+ * itself: when it was mined, the next read finds its USDC.
+ *
+ * @param settings - The vault, the wallet, retries and receipt wait.
+ * @param target - The liquid USDC the wallet must hold (payments in flight, these payments, the reserve).
+ * @param payments - The payments it funds, for the report.
+ * @returns The recall, or `undefined` when the balance already covered `target`.
+ * @throws {RecallFailure} when the last attempt failed.
+ */
+export async function recallTo(
+  settings: RecallSettings,
+  target: bigint,
+  payments: bigint[],
+): Promise<Recall | undefined> {
+  const { ctx, wallet, retry, wait, onRetry } = settings
+  let sent: { withdrawal: SentWithdrawal; requested: bigint; walletBalance: bigint } | undefined
+  // An object, not a `let`: the attempt's closure moves it along.
+  const at: { step: RecallStep } = { step: 'balance-read' }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runExclusive(ctx, undefined, async (slot) => {
+        if (!sent) {
+          at.step = 'balance-read'
+          const walletBalance = await getUsdcBalance(ctx, { wallet })
+          if (walletBalance >= target) return undefined
+          at.step = 'withdraw'
+          const requested = target - walletBalance
+          const withdrawal = await sendWithdrawIn(slot, ctx, { amount: requested, wallet })
+          sent = { withdrawal, requested, walletBalance }
+        }
+        at.step = 'receipt'
+        const confirmed = await confirmWithdraw(ctx, sent.withdrawal, wait)
+        return {
+          txHash: confirmed.txHash,
+          amount: confirmed.usdcReturned,
+          requested: sent.requested,
+          shares: confirmed.sharesBurned,
+          fee: confirmed.feePaid,
+          yieldEarned: confirmed.yieldEarned,
+          reason: 'payment-shortfall' as const,
+          payments,
+          walletBalance: sent.walletBalance,
+          blockNumber: confirmed.blockNumber,
+        }
+      })
+    } catch (thrown) {
+      const error = toVaultError(thrown, { addresses: ctx.addresses })
+      // Replaced by another sender's transaction: waiting again cannot help; read again instead.
+      if (at.step === 'receipt' && error.code === 'NONCE_CONFLICT') sent = undefined
+      // The withdrawal is the recall's send step, as the deposit is the sweep's.
+      const { step } = at
+      const delay = sweepRetryDelay(retry, attempt, step === 'withdraw' ? 'deposit' : step, error)
+      const failure: RecallFailure = { step, error }
+      if (delay === undefined) throw failure
+      onRetry(failure)
+      await sleep(delay)
+    }
+  }
+}

@@ -1,0 +1,404 @@
+/**
+ * The buyer side end to end on the devnet, on both chains: an agent whose USDC is in the vault pays a
+ * real Express merchant (this package's paywall and sweeper, the devnet's HTTP facilitator) through x402's
+ * fetch wrapper, and `vault.attachTo` recalls what each payment lacks just before x402 signs it. On Base
+ * the buyer pays with EIP-3009; on Base Sepolia through Permit2, having opted in to the vault's USDC in
+ * x402's spend controls (`allowedAssets`) and approved Permit2 once (so that concurrent payments do not
+ * share the token's permit nonce). The buyer's vault client talks to the chain through a proxy that
+ * injects RPC faults. The policy, the aborts, faults and redeposit run on Base only: they do not depend
+ * on how x402 moves the USDC.
+ */
+import { decodePaymentRequiredHeader } from '@x402/core/http'
+import { createPublicClient, createWalletClient, parseAbi } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+import {
+  type AttachToOptions,
+  type BuyerProblem,
+  createVaultClient,
+  type IdleDeposit,
+  PaymentFundingError,
+  PaymentPolicyError,
+  parseUsdc,
+  type Recall,
+  routerAbi,
+  type VaultClient,
+  vaultHttp,
+} from '../../src/index.js'
+import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
+import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
+import { expectVaultError } from '../support/expectVaultError.js'
+import { merchantVault, sweepEvents, usdcBalance } from '../support/merchant.js'
+import { buyerClient, frameworks, paidRoutes } from '../support/merchantApps.js'
+
+const express = frameworks[0] as (typeof frameworks)[number]
+const sum = (amounts: bigint[]) => amounts.reduce((total, amount) => total + amount, 0n)
+
+describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
+  let devnet: Devnet
+  let t: DevnetClients
+  /** In front of the devnet's RPC, for the buyer's vault client: it injects faults. */
+  let buyerRpc: CountingProxy
+  let buyerVault: VaultClient
+  useMerchantDevnet({ chain, facilitator: true }, async (m) => {
+    ;({ devnet, t } = m)
+    buyerRpc = await startCountingProxy(devnet.rpcUrl)
+    const account = privateKeyToAccount(devnet.accounts.buyer.privateKey)
+    const transport = () => vaultHttp(buyerRpc.url, { retryCount: 0 })
+    buyerVault = createVaultClient({
+      publicClient: createPublicClient({
+        chain: devnet.viemChain,
+        pollingInterval: 50,
+        transport: transport(),
+      }),
+      walletClient: createWalletClient({
+        account,
+        chain: devnet.viemChain,
+        pollingInterval: 50,
+        transport: transport(),
+      }),
+      chain: devnet.chain,
+      addresses: devnet.addresses,
+    })
+    // The agent keeps all of its USDC in the vault: 0 liquid.
+    await buyerVault.ensureInitializedAndWait()
+    await buyerVault.depositAndWait({ amount: await buyerLiquid() })
+  })
+  afterAll(() => buyerRpc?.close())
+
+  const cleanups: (() => Promise<void>)[] = []
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+    buyerRpc.setFault(undefined)
+  })
+
+  const buyer = () => devnet.accounts.buyer.address
+  const buyerLiquid = () => usdcBalance(devnet, buyer())
+  const buyerShares = () => t.readOnly.getShareBalance({ wallet: buyer() })
+  const merchantBalance = () => usdcBalance(devnet, devnet.accounts.merchant.address)
+  const nextBlock = async () => (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+  /** The buyer's withdrawals since `fromBlock`, from the router's logs. */
+  const withdrawalsSince = async (fromBlock: bigint) =>
+    fromBlock > (await t.publicClient.getBlockNumber({ cacheTime: 0 }))
+      ? []
+      : t.publicClient.getContractEvents({
+          address: devnet.addresses.router,
+          abi: routerAbi,
+          eventName: 'Withdrawn',
+          args: { wallet: buyer() },
+          fromBlock,
+        })
+
+  /** An Express merchant selling `GET /paid` (and `GET /broken`, which fails) at `price`, and a buyer. */
+  async function openShop(
+    options: {
+      price?: string
+      sweep?: { minIdleThreshold: string | bigint; reserve: bigint }
+    } = {},
+  ) {
+    const events = sweepEvents()
+    const paywall = await express.createPaywall({
+      vault: merchantVault(devnet, devnet.rpcUrl),
+      payTo: devnet.accounts.merchant.address,
+      facilitator: { url: devnet.facilitatorUrl as string },
+      routes: paidRoutes(options.price ?? '0.5'),
+      sweep: {
+        minIdleThreshold: '1000000',
+        debounceMs: 0,
+        onIdleDeposit: events.onIdleDeposit,
+        onNonFatalError: events.onNonFatalError,
+        ...options.sweep,
+      },
+    })
+    cleanups.push(() => paywall.close())
+    const app = await express.start(paywall.middleware)
+    cleanups.push(app.stop)
+    const url = (path: string) => `${app.baseUrl}${path}`
+    // A buyer of pricier APIs raises x402's $1 cap on the USDC, as a real one would.
+    const cap = parseUsdc(options.price ?? '0.5')
+    return { events, url, ...buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, cap) }
+  }
+
+  /** Attaches the buyer's vault to an x402 client, recording what it reports. */
+  function attach(client: Parameters<VaultClient['attachTo']>[0], options: AttachToOptions = {}) {
+    const recalls: Recall[] = []
+    const problems: BuyerProblem[] = []
+    const attachment = buyerVault.attachTo(client, {
+      onRecall: (recall) => recalls.push(recall),
+      onNonFatalError: (problem) => problems.push(problem),
+      ...options,
+    })
+    cleanups.push(() => attachment.detach())
+    return { attachment, recalls, problems }
+  }
+
+  it('0 liquid: one recall of exactly the price, the payment settles, the merchant sweeps it; every unit accounted for', async () => {
+    const price = parseUsdc('0.5')
+    const merchantStart = await merchantBalance()
+    const shop = await openShop({
+      sweep: { minIdleThreshold: '10', reserve: merchantStart - parseUsdc('10') },
+    })
+    const from = await nextBlock()
+    const sharesBefore = await buyerShares()
+    const positionBefore = await t.readOnly.getPosition({ wallet: buyer() })
+    expect(await buyerLiquid()).toBe(0n)
+    const { recalls, problems } = attach(shop.client)
+
+    const paid = await shop.pay(shop.url('/paid'))
+    expect(paid.status).toBe(200)
+    expect(recalls).toHaveLength(1)
+    const [recall] = recalls as [Recall]
+    expect(recall).toMatchObject({
+      requested: price,
+      payments: [price],
+      walletBalance: 0n,
+      reason: 'payment-shortfall',
+    })
+    // Withdrawn by net amount: at least what was asked, never less.
+    expect(recall.amount).toBeGreaterThanOrEqual(price)
+    const [withdrawal, ...more] = await withdrawalsSince(from)
+    expect(more).toEqual([])
+    expect(withdrawal?.transactionHash).toBe(recall.txHash)
+    expect(withdrawal?.args).toMatchObject({
+      usdcReturned: recall.amount,
+      dvUsdcBurned: recall.shares,
+      feePaid: recall.fee,
+    })
+    // The buyer: liquid = recalled − paid; the position lost exactly the shares burned.
+    expect(await buyerLiquid()).toBe(recall.amount - price)
+    expect(await buyerShares()).toBe(sharesBefore - recall.shares)
+    const positionAfter = await t.readOnly.getPosition({ wallet: buyer() })
+    // The position's value fell by what the recall took out before its fee (and rose by yield since).
+    expect(positionAfter.currentValue).toBeLessThan(positionBefore.currentValue as bigint)
+    // The merchant: paid the price, and its sweeper deposits its idle USDC, this sale included.
+    await shop.events.deposited()
+    const deposit = shop.events.deposits[0] as IdleDeposit
+    expect(deposit.idleAmount).toBe(parseUsdc('10') + price)
+    expect(deposit.settlements).toMatchObject([{ amount: price, payer: buyer() }])
+    expect(await merchantBalance()).toBe(merchantStart + price - deposit.idleAmount)
+    expect(problems).toEqual([])
+  })
+
+  it('10 concurrent payments from 0 liquid: all paid, at most 2 recalls, every unit accounted for', async () => {
+    const price = parseUsdc('0.5')
+    const shop = await openShop()
+    const merchantStart = await merchantBalance()
+    const from = await nextBlock()
+    const sharesBefore = await buyerShares()
+    const { recalls, problems } = attach(shop.client)
+
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => shop.pay(shop.url('/paid'))),
+    )
+    expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200))
+    expect(recalls.length).toBeGreaterThanOrEqual(1)
+    expect(recalls.length).toBeLessThanOrEqual(2)
+    expect(sum(recalls.flatMap((recall) => recall.payments))).toBe(10n * price)
+    const withdrawals = await withdrawalsSince(from)
+    expect(withdrawals.map((log) => log.transactionHash)).toEqual(recalls.map((r) => r.txHash))
+    const recalled = sum(recalls.map((recall) => recall.amount))
+    expect(recalled).toBeGreaterThanOrEqual(10n * price)
+    expect(await buyerLiquid()).toBe(recalled - 10n * price)
+    expect(await buyerShares()).toBe(sharesBefore - sum(recalls.map((recall) => recall.shares)))
+    expect(await merchantBalance()).toBe(merchantStart + 10n * price)
+    expect(problems).toEqual([])
+  })
+
+  if (chain !== 'base') return
+
+  it('a liquid wallet: no recall, no withdrawal', async () => {
+    const shop = await openShop()
+    const { usdcReturned } = await buyerVault.withdrawAndWait({ amount: parseUsdc('2') })
+    const from = await nextBlock()
+    const { recalls } = attach(shop.client)
+    const responses = await Promise.all(
+      Array.from({ length: 3 }, () => shop.pay(shop.url('/paid'))),
+    )
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200])
+    expect(recalls).toEqual([])
+    expect(await withdrawalsSince(from)).toEqual([])
+    expect(await buyerLiquid()).toBe(usdcReturned - parseUsdc('1.5'))
+  })
+
+  it('policy: a payee outside the allowlist pays from liquid funds without a recall; over maxPerPayment with block is refused before signing', async () => {
+    const shop = await openShop()
+    const { usdcReturned } = await buyerVault.withdrawAndWait({ amount: parseUsdc('1') })
+    const from = await nextBlock()
+    const other = privateKeyToAccount(devnet.accounts.deployer.privateKey).address
+    const skipping = attach(shop.client, { allowedPayTo: [other] })
+    expect((await shop.pay(shop.url('/paid'))).status).toBe(200)
+    expect(skipping.recalls).toEqual([])
+    await skipping.attachment.detach()
+
+    // Origins: the request's own URL, as x402's HTTP client saw it, not what the 402 claims.
+    const elsewhere = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, parseUsdc('1'))
+    const offList = attach(elsewhere.client, {
+      allowedOrigins: ['https://api.example.com'],
+      httpClient: elsewhere.httpClient,
+    })
+    expect((await elsewhere.pay(shop.url('/paid'))).status).toBe(200)
+    expect(offList.recalls).toEqual([])
+    await offList.attachment.detach()
+    const listed = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, parseUsdc('1'))
+    const onList = attach(listed.client, {
+      allowedOrigins: [new URL(shop.url('/')).origin],
+      httpClient: listed.httpClient,
+    })
+    expect((await listed.pay(shop.url('/paid'))).status).toBe(200)
+    // What the first withdrawal brought beyond its amount (rounding, the buyer's) is not recalled again.
+    const left = usdcReturned - parseUsdc('1')
+    expect(onList.recalls).toMatchObject([
+      { requested: parseUsdc('0.5') - left, walletBalance: left },
+    ])
+    await onList.attachment.detach()
+
+    const blocking = buyerClient(devnet)
+    attach(blocking.client, { maxPerPayment: '0.25', onOverCap: 'block' })
+    // Through x402's client the typed error comes out as it is…
+    const unpaid = await fetch(shop.url('/paid'))
+    const required = decodePaymentRequiredHeader(unpaid.headers.get('PAYMENT-REQUIRED') as string)
+    const refused = await expectVaultError(
+      blocking.client.createPaymentPayload(required),
+      'PAYMENT_OVER_CAP',
+    )
+    expect(refused).toBeInstanceOf(PaymentPolicyError)
+    expect(refused.details).toMatchObject({ cap: 'maxPerPayment', amount: parseUsdc('0.5') })
+    // …and x402's fetch wrapper rethrows it with its message.
+    await expect(blocking.pay(shop.url('/paid'))).rejects.toThrow(
+      /above maxPerPayment \(0\.25 USDC\)/,
+    )
+    expect((await withdrawalsSince(from)).length).toBe(1)
+    expect(await buyerLiquid()).toBe(left + (onList.recalls[0]?.amount ?? 0n) - parseUsdc('0.5'))
+  })
+
+  it('maxPerWindow holds across concurrent payments: the recalls stay within it, the rest are refused', async () => {
+    const shop = await openShop()
+    const from = await nextBlock()
+    const { recalls } = attach(shop.client, { maxPerWindow: '1.5', onOverCap: 'block' })
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 5 }, () => shop.pay(shop.url('/paid'))),
+    )
+    const paid = outcomes.filter((o) => o.status === 'fulfilled' && o.value.status === 200)
+    const refused = outcomes.filter((o) => o.status === 'rejected')
+    expect(paid.length + refused.length).toBe(5)
+    expect(paid.length).toBeGreaterThanOrEqual(2)
+    for (const outcome of refused) {
+      expect(String((outcome as PromiseRejectedResult).reason)).toMatch(
+        /past maxPerWindow \(1\.5 USDC/,
+      )
+    }
+    const recalled = sum(
+      (await withdrawalsSince(from)).map((log) => log.args.usdcReturned as bigint),
+    )
+    expect(recalled).toBe(sum(recalls.map((recall) => recall.amount)))
+    // What the recalls asked for stays within the window; each brought at least that.
+    expect(sum(recalls.map((recall) => recall.requested))).toBeLessThanOrEqual(parseUsdc('1.5'))
+    for (const recall of recalls) expect(recall.amount).toBeGreaterThanOrEqual(recall.requested)
+    expect(await buyerLiquid()).toBe(recalled - BigInt(paid.length) * parseUsdc('0.5'))
+  })
+
+  it('a vault that cannot pay out, or funds short in total: aborted before signing with the typed error; nothing moves', async () => {
+    const shop = await openShop({ price: '2000' })
+    const from = await nextBlock()
+    const merchantStart = await merchantBalance()
+    const sharesBefore = await buyerShares()
+    const { client } = shop
+    const { problems } = attach(client)
+    const required = async () => {
+      const unpaid = await fetch(shop.url('/paid'))
+      return decodePaymentRequiredHeader(unpaid.headers.get('PAYMENT-REQUIRED') as string)
+    }
+    // 2 000 USDC: more than the buyer's 1 000 in the vault and its empty wallet together.
+    const short = await expectVaultError(
+      client.createPaymentPayload(await required()),
+      'BUYER_FUNDS_SHORT',
+    )
+    expect(short).toBeInstanceOf(PaymentFundingError)
+    expect(short.details).toMatchObject({ amount: parseUsdc('2000'), walletBalance: 0n })
+
+    // Both venues stop paying out: Aave's reserve paused, Morpho's withdrawals capped at 0.
+    const aave = parseAbi(['function getConfiguration(address) view returns ((uint256 data))'])
+    const { data } = await t.publicClient.readContract({
+      address: devnet.addresses.aavePool,
+      abi: aave,
+      functionName: 'getConfiguration',
+      args: [devnet.addresses.usdc],
+    })
+    await t.asDeployer(devnet.addresses.aavePool, 'function setConfiguration(uint256)', [
+      data | (1n << 60n),
+    ])
+    await t.asDeployer(devnet.addresses.morphoVault, 'function setMaxWithdrawCap(uint256)', [0n])
+    const cheap = await openShop()
+    attach(cheap.client)
+    const paused = await expectVaultError(
+      cheap.client.createPaymentPayload(
+        decodePaymentRequiredHeader(
+          (await fetch(cheap.url('/paid'))).headers.get('PAYMENT-REQUIRED') as string,
+        ),
+      ),
+      'VAULT_CANNOT_DELIVER',
+    )
+    expect(paused.details).toMatchObject({ amount: parseUsdc('0.5'), walletBalance: 0n })
+    await expect(cheap.pay(cheap.url('/paid'))).rejects.toThrow(/aborted before signing/)
+    // Each failed recall was reported too, with its step.
+    expect(problems.map((problem) => problem.error.code)).toContain('UNSERVICEABLE_AMOUNT')
+    expect(await withdrawalsSince(from)).toEqual([])
+    expect(await buyerShares()).toBe(sharesBefore)
+    expect(await buyerLiquid()).toBe(0n)
+    expect(await merchantBalance()).toBe(merchantStart)
+  })
+
+  it('RPC trouble while recalling: the send is retried from a fresh read; one withdrawal, no double', async () => {
+    const shop = await openShop()
+    const from = await nextBlock()
+    const { recalls, problems } = attach(shop.client, { retry: { initialDelayMs: 50 } })
+    buyerRpc.setFault(
+      { kind: 'status', status: 503 },
+      { methods: ['eth_sendRawTransaction'], times: 1 },
+    )
+    expect((await shop.pay(shop.url('/paid'))).status).toBe(200)
+    expect(problems).toMatchObject([{ phase: 'withdraw', willRetry: true }])
+    expect(recalls).toHaveLength(1)
+    expect((await withdrawalsSince(from)).map((log) => log.transactionHash)).toEqual([
+      recalls[0]?.txHash,
+    ])
+    expect(await buyerLiquid()).toBe((recalls[0]?.amount ?? 0n) - parseUsdc('0.5'))
+  })
+
+  it('a payment that fails after its recall leaves the USDC liquid; redeposit sweeps it back; detach() makes the hooks no-ops', async () => {
+    const shop = await openShop({ price: '10' })
+    const from = await nextBlock()
+    const redeposits: IdleDeposit[] = []
+    let redeposited = () => {}
+    const done = new Promise<void>((resolve) => {
+      redeposited = resolve
+    })
+    const { attachment, recalls } = attach(shop.client, {
+      redeposit: {
+        minIdleThreshold: '0',
+        debounceMs: 20,
+        onRedeposit: (deposit) => {
+          redeposits.push(deposit)
+          redeposited()
+        },
+      },
+    })
+    // The handler fails: x402 settles nothing, and the recalled 10 USDC stay in the wallet…
+    expect((await shop.pay(shop.url('/broken'))).status).toBe(500)
+    expect(recalls).toHaveLength(1)
+    // …until the redeposit sweeps them back, once no payment is in flight.
+    await done
+    expect(redeposits[0]).toMatchObject({ idleAmount: recalls[0]?.amount, reserveFloor: 0n })
+    expect(await buyerLiquid()).toBe(0n)
+    expect(attachment.state()).toMatchObject({ committed: 0n, paymentsInFlight: 0 })
+
+    await attachment.detach()
+    const after = await nextBlock()
+    // No recall now: x402 signs with an empty wallet and the facilitator refuses the payment.
+    expect((await shop.pay(shop.url('/paid'))).status).toBe(402)
+    expect(recalls).toHaveLength(1)
+    expect(await withdrawalsSince(after)).toEqual([])
+    expect((await withdrawalsSince(from)).length).toBe(1)
+  })
+})
