@@ -134,7 +134,6 @@ async function main() {
   row('agent wallet → merchant', `${usdc(price * BigInt(payments))} in ${payments} payments`)
   row('merchant → merchant vault', `${usdc(swept)} in ${deposits.length} sweep(s)`)
   row('agent wallet now', usdc(await agent.liquid()))
-  await agent.detach()
   say()
 
   step = 'accruing a month of yield'
@@ -156,7 +155,11 @@ async function main() {
   step = 'paying after the month of yield'
   const later = await pay(`${merchant.url}/forecast`)
   if (later.status !== 200) throw new Error(`the payment answered HTTP ${later.status}`)
-  row('a payment now', `HTTP ${later.status}: payments still work`)
+  row(
+    'a payment now',
+    `HTTP ${later.status}, recalled ${usdc(agent.recalls.at(-1)?.amount ?? 0n)}: payments still work`,
+  )
+  await agent.detach()
   say()
 
   step = 'closing the merchant'

@@ -72,7 +72,9 @@ describe('the README examples run against a devnet', () => {
     expect(stdout).toMatch(/^ {3}wallet balance now +100 USDC$/m)
     expect(stdout).toMatch(/^ {3}yield earned +0\.0[1-9]\d* USDC$/m)
     // The month of yield moved no clock: a payment after it still works.
-    expect(stdout).toMatch(/^ {3}a payment now +HTTP 200: payments still work$/m)
+    expect(stdout).toMatch(
+      /^ {3}a payment now +HTTP 200, recalled +[\d.]+ USDC: payments still work$/m,
+    )
     expect(stdout).toMatch(/^ {3}vault_status +deposits open, [\d.]+ USDC under management$/m)
     expect(stdout).toMatch(
       /^ {3}vault_get_position +the merchant's position is worth 10\.\d+ USDC$/m,

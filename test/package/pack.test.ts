@@ -311,9 +311,10 @@ describe('the README and the guides, pasted into a TypeScript app', () => {
     const folder = join(folders.types, 'snippets')
     await mkdir(folder)
     // A TypeScript app has Node's and Express's types (`npm i -D @types/node @types/express`, as the
-    // README says): linked from this repository, since npm's cache cannot install them offline.
+    // README says), and the buyer guide's `@x402/fetch`: linked from this repository, since npm's
+    // cache cannot install them offline.
     await mkdir(join(folders.types, 'node_modules/@types'), { recursive: true })
-    for (const types of ['@types/node', '@types/express']) {
+    for (const types of ['@types/node', '@types/express', '@x402/fetch']) {
       await symlink(join(root, 'node_modules', types), join(folders.types, 'node_modules', types))
     }
     const files = await Promise.all(
