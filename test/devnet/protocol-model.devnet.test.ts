@@ -284,6 +284,12 @@ describe('vault protocol: the share math model against the devnet (PROTOCOL.md ย
             ? (holdings.shares * action.partPpm) / 1_000_000n
             : holdings.shares - action.keep
         if (shares <= 0n) return
+        // Shares left while the venues hold nothing (dust after the last full exit) are refused as
+        // ZeroAmount, before any gross is computed (PROTOCOL.md ยง4.4, step 1).
+        if (vault.totalAssets === 0n) {
+          await expectCustomError(harness.withdraw(wallet, shares), 'ZeroAmount', [])
+          return
+        }
         const gross = sharesToAssets(shares, vault)
         if (gross === 0n) {
           await expectCustomError(harness.withdraw(wallet, shares), 'InsufficientVaultLiquidity', [
