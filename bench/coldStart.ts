@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import type { BenchContext } from './context.js'
+import { timeNode } from './importTime.js'
 import { percentile, roundMs } from './stats.js'
 
 /** The MCP server's cold start beside Node's own, medians and every run, in ms. */
@@ -19,7 +20,8 @@ export type ColdStart = {
 
 /**
  * Times the built MCP server's cold start as a client sees it: from spawning `dist/mcp/bin.js` to
- * the answer of `tools/list`, with `node -e 0` spawned the same way between runs for the ratio.
+ * the answer of `tools/list`, with `node -e 0` (in a clean environment, as the import time's) timed
+ * between runs for the ratio.
  * The server needs no RPC answer for the listing (it verifies the deployment after the handshake, in
  * the background). Each run then calls `vault_status`, for the time to a first answer from the chain.
  *
@@ -35,7 +37,7 @@ export async function measureColdStart(ctx: BenchContext): Promise<ColdStart> {
   const firstCallMs: number[] = []
   for (let run = 0; run < runs; run++) {
     ctx.progress(`MCP cold start: run ${run + 1} of ${runs}`)
-    nodeRunsMs.push(await timeNodeStart())
+    nodeRunsMs.push(timeNode(['-e', '0']))
     const { listedMs, firstCallMs: called } = await timeServerStart(ctx)
     runsMs.push(listedMs)
     firstCallMs.push(called)
@@ -50,16 +52,6 @@ export async function measureColdStart(ctx: BenchContext): Promise<ColdStart> {
     ratio: Math.round((medianMs / nodeMedianMs) * 100) / 100,
     firstCallMedianMs: roundMs(percentile(firstCallMs, 50)),
   }
-}
-
-/** Spawn → exit of `node -e 0`, in ms. */
-function timeNodeStart(): Promise<number> {
-  const started = performance.now()
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' })
-    child.on('error', reject)
-    child.on('exit', () => resolve(performance.now() - started))
-  })
 }
 
 /**

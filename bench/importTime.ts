@@ -39,8 +39,15 @@ export function measureImportTime(ctx: BenchContext): ImportTime {
   }
 }
 
-/** Runs Node with `args` and returns the wall time to its exit. */
-function timeNode(args: string[]): number {
+/**
+ * Runs Node with `args` in a clean environment and returns the wall time to its exit.
+ *
+ * @param args - Node's arguments, such as `['-e', '0']`.
+ * @returns The time from spawn to exit, in ms.
+ * @example
+ * const nodeStartMs = timeNode(['-e', '0'])
+ */
+export function timeNode(args: string[]): number {
   const started = performance.now()
   // A clean environment: no NODE_OPTIONS (tsx's loader) in the measured process.
   const result = spawnSync(process.execPath, args, { env: {}, stdio: ['ignore', 'ignore', 'pipe'] })
