@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process'
 import { join } from 'node:path'
+import { spawnJsonLines } from '../test/support/jsonLinesProcess.js'
 import type { BenchContext } from './context.js'
 import { timeNode } from './importTime.js'
 import { percentile, roundMs } from './stats.js'
@@ -60,43 +60,28 @@ export async function measureColdStart(ctx: BenchContext): Promise<ColdStart> {
  * and not a client library's: `initialize`, `notifications/initialized` and `tools/list`, then
  * `vault_status`.
  */
-function timeServerStart(ctx: BenchContext): Promise<{ listedMs: number; firstCallMs: number }> {
+async function timeServerStart(
+  ctx: BenchContext,
+): Promise<{ listedMs: number; firstCallMs: number }> {
   const started = performance.now()
-  const child = spawn(process.execPath, [join(ctx.distDir, 'mcp/bin.js')], {
-    env: {
-      PATH: process.env.PATH,
-      BASE_SEPOLIA_RPC_URL: ctx.devnet.rpcUrl,
-      MCP_LOG_LEVEL: 'error',
-    },
-    stdio: ['pipe', 'pipe', 'ignore'],
+  const server = spawnJsonLines([join(ctx.distDir, 'mcp/bin.js')], {
+    PATH: process.env.PATH,
+    BASE_SEPOLIA_RPC_URL: ctx.devnet.rpcUrl,
+    MCP_LOG_LEVEL: 'error',
   })
-  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
-  return new Promise((resolve, reject) => {
-    let listedMs = 0
-    let buffered = ''
-    child.on('error', reject)
-    child.on('exit', (code) => {
-      if (!listedMs) reject(new Error(`the MCP server exited (${code}) before it answered`))
-    })
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8')
-      for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-        const message = JSON.parse(buffered.slice(0, end)) as { id?: number; error?: unknown }
-        buffered = buffered.slice(end + 1)
-        if (message.error) reject(new Error(`the MCP server answered ${JSON.stringify(message)}`))
-        if (message.id === 1) {
-          send({ jsonrpc: '2.0', method: 'notifications/initialized' })
-          send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
-        } else if (message.id === 2) {
-          listedMs = performance.now() - started
-          send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'vault_status' } })
-        } else if (message.id === 3) {
-          resolve({ listedMs, firstCallMs: performance.now() - started })
-          child.stdin.end()
-        }
-      }
-    })
-    send({
+  // Rejects if the server exits; once it has answered everything, its exit is expected.
+  const exited = server.exited.then((code) => {
+    throw new Error(`the MCP server exited (${code}) before it answered`)
+  })
+  exited.catch(() => {})
+  const answer = async (id: number) => {
+    const message = await Promise.race([server.next(), exited])
+    if (message.id !== id || message.error) {
+      throw new Error(`the MCP server answered ${JSON.stringify(message)}`)
+    }
+  }
+  try {
+    server.send({
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
@@ -106,5 +91,15 @@ function timeServerStart(ctx: BenchContext): Promise<{ listedMs: number; firstCa
         clientInfo: { name: 'x402-vault-bench', version: '1.0.0' },
       },
     })
-  })
+    await answer(1)
+    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    server.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+    await answer(2)
+    const listedMs = performance.now() - started
+    server.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'vault_status' } })
+    await answer(3)
+    return { listedMs, firstCallMs: performance.now() - started }
+  } finally {
+    server.child.stdin.end()
+  }
 }

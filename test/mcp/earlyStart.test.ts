@@ -3,16 +3,15 @@
  * the live server's own, and the whole server must then take the session over with no answer sent
  * twice. Runs the built bin; the RPC is never reached (nothing here reads the chain).
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { HandshakeRecording } from '../../src/mcp/handshakeRecording.js'
 import { recordHandshake } from '../../src/mcp/recordHandshake.js'
+import { spawnJsonLines } from '../support/jsonLinesProcess.js'
 import { mcpBin } from '../support/mcp.js'
-
-type Message = { id?: number | string; result?: Record<string, unknown>; error?: unknown }
 
 let live: HandshakeRecording
 beforeAll(async () => {
@@ -24,45 +23,15 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill()
 })
 
-/** Starts the built bin; `next()` resolves with each line it writes to stdout, in order. */
+/** Starts the built bin, offline (nothing here reads the chain). */
 function startBin() {
-  const child = spawn(process.execPath, [mcpBin], {
-    env: {
-      PATH: process.env.PATH,
-      BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:9',
-      MCP_LOG_LEVEL: 'debug',
-    },
+  const bin = spawnJsonLines([mcpBin], {
+    PATH: process.env.PATH,
+    BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:9',
+    MCP_LOG_LEVEL: 'debug',
   })
-  children.push(child)
-  const lines: Message[] = []
-  const waiting: ((message: Message) => void)[] = []
-  let buffered = ''
-  let stderr = ''
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  child.stdout.on('data', (chunk) => {
-    buffered += chunk
-    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-      const message = JSON.parse(buffered.slice(0, end)) as Message
-      buffered = buffered.slice(end + 1)
-      const waiter = waiting.shift()
-      if (waiter) waiter(message)
-      else lines.push(message)
-    }
-  })
-  return {
-    send: (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`),
-    next: () =>
-      new Promise<Message>((resolve) => {
-        const line = lines.shift()
-        if (line) resolve(line)
-        else waiting.push(resolve)
-      }),
-    stderr: () => stderr,
-    exited: new Promise<number | null>((resolve) => child.on('exit', resolve)),
-    child,
-  }
+  children.push(bin.child)
+  return bin
 }
 
 const initialize = (protocolVersion: string) => ({
