@@ -1,6 +1,7 @@
 import { PassThrough, type Readable, type Writable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import type { HandshakeRecording } from './handshakeRecording.js'
+import { isPlainObject } from './isPlainObject.js'
 
 /** A JSON-RPC request id. */
 type RequestId = string | number
@@ -123,10 +124,6 @@ function parseObject(line: string): Record<string, unknown> | undefined {
   } catch {
     return undefined
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function isRequestId(value: unknown): value is RequestId {

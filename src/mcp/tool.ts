@@ -10,6 +10,7 @@ import type { VaultContext } from '../index.js'
 import type { McpConfig } from './config.js'
 import type { VaultConnection } from './connection.js'
 import { toolErrorText } from './errors.js'
+import { isPlainObject } from './isPlainObject.js'
 import type { McpLogger } from './logger.js'
 import { unknownArgumentsText } from './schemas.js'
 
@@ -257,7 +258,7 @@ function unsafeArgumentsText(
   tools: readonly AnyVaultTool[],
 ): string | undefined {
   if (args === undefined) return undefined
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+  if (!isPlainObject(args)) {
     const given = Array.isArray(args) ? 'an array' : args === null ? 'null' : `a ${typeof args}`
     return `INVALID_ARGUMENT: arguments must be a JSON object of the tool's inputs, not ${given}.`
   }
@@ -288,8 +289,8 @@ export function guardToolCall(
   refused: Map<RequestId, string>,
 ): void {
   if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return
-  const params = message.params as Record<string, unknown> | undefined
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return
+  const params: unknown = message.params
+  if (!isPlainObject(params)) return
   const text = unsafeArgumentsText(params.name, params.arguments, tools)
   if (text === undefined) return
   refused.set(message.id, text)
