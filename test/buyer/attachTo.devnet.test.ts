@@ -180,42 +180,17 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     expect(problems).toEqual([])
   })
 
-  it('10 concurrent payments from 0 liquid: all paid, at most 2 recalls, none waits more than twice one recall alone, every unit accounted for', async () => {
+  it('10 concurrent payments from 0 liquid: all paid, at most 2 recalls, every unit accounted for', async () => {
     const price = parseUsdc('0.5')
     const shop = await openShop()
-    // How long each payment waits before x402 signs: from a hook that runs before attachTo's to one
-    // that runs after it (x402 runs a payment's hooks in order, with one context object).
-    const waitStarted = new WeakMap<object, number>()
-    const waits: number[] = []
-    shop.client.onBeforePaymentCreation(async (context) => {
-      waitStarted.set(context, performance.now())
-    })
-    const { recalls, problems } = attach(shop.client)
-    shop.client.onBeforePaymentCreation(async (context) => {
-      const started = waitStarted.get(context)
-      if (started !== undefined) waits.push(performance.now() - started)
-    })
-    // One payment alone first: one recall's wait.
-    expect((await shop.pay(shop.url('/paid'))).status).toBe(200)
-    expect(recalls).toHaveLength(1)
-    const aloneMs = waits[0] as number
-    // A recall may bring a unit over the price (rounding goes the buyer's way): the ten start from
-    // what it left, and the accounting below counts it.
-    waits.length = 0
-    recalls.length = 0
     const merchantStart = await merchantBalance()
     const from = await nextBlock()
     const sharesBefore = await buyerShares()
-    const liquidBefore = await buyerLiquid()
+    const { recalls, problems } = attach(shop.client)
 
     const responses = await Promise.all(
       Array.from({ length: 10 }, () => shop.pay(shop.url('/paid'))),
     )
-    expect(waits).toHaveLength(10)
-    expect(
-      Math.max(...waits),
-      `waits ${waits.map(Math.round)} ms, one alone ${Math.round(aloneMs)} ms`,
-    ).toBeLessThanOrEqual(2 * aloneMs)
     expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200))
     expect(recalls.length).toBeGreaterThanOrEqual(1)
     expect(recalls.length).toBeLessThanOrEqual(2)
@@ -223,8 +198,8 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     const withdrawals = await withdrawalsSince(from)
     expect(withdrawals.map((log) => log.transactionHash)).toEqual(recalls.map((r) => r.txHash))
     const recalled = sum(recalls.map((recall) => recall.amount))
-    expect(liquidBefore + recalled).toBeGreaterThanOrEqual(10n * price)
-    expect(await buyerLiquid()).toBe(liquidBefore + recalled - 10n * price)
+    expect(recalled).toBeGreaterThanOrEqual(10n * price)
+    expect(await buyerLiquid()).toBe(recalled - 10n * price)
     expect(await buyerShares()).toBe(sharesBefore - sum(recalls.map((recall) => recall.shares)))
     expect(await merchantBalance()).toBe(merchantStart + 10n * price)
     expect(problems).toEqual([])
