@@ -1,7 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { Readable } from 'node:stream'
-import { createMcpHandler, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/server'
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type JSONRPCMessage,
+  type RequestId,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server'
 import type { McpConfig } from './config.js'
 import { isLoopbackHost } from './httpConfig.js'
 import { createLogger, type McpLogger } from './logger.js'
@@ -127,16 +132,51 @@ export function createMcpHttpHandler(
 
   // The refusals guardToolCall kept, by the request the SDK hands to the server factory.
   const refusals = new WeakMap<Request, Map<RequestId, string>>()
-  const sdk = createMcpHandler(
+  // The 2026-07-28 revision. 2025-era requests are served below instead: the SDK's own stateless
+  // fallback always answers them with an event stream, whose framing and stream wrappers cost more
+  // per request than the whole tool call does when 50 clients share one process.
+  const modern = createMcpHandler(
     (context) =>
       vault.newServer({
         refused: context.requestInfo ? refusals.get(context.requestInfo) : undefined,
       }),
     {
+      legacy: 'reject',
       maxRequestBodySize: maxBodyBytes,
       onerror: (error) => logger.debug(`MCP: ${error.message}`),
     },
   )
+
+  /**
+   * A 2025-era request, stateless: a new server instance over the shared parts, answered with one
+   * JSON body (the protocol lets a server answer a POST with JSON or an event stream; this server
+   * sends nothing before a result, so a stream would only frame that one message).
+   */
+  async function serveLegacy(
+    request: Request,
+    message: unknown,
+    refused: Map<RequestId, string>,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    const server = vault.newServer({ refused })
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    })
+    transport.onerror = (error) => logger.debug(`MCP: ${error.message}`)
+    const teardown = () => {
+      transport.close().catch(() => {})
+      server.close().catch(() => {})
+    }
+    signal.addEventListener('abort', teardown, { once: true })
+    await server.connect(transport)
+    try {
+      return await transport.handleRequest(request, { parsedBody: message })
+    } finally {
+      signal.removeEventListener('abort', teardown)
+      teardown()
+    }
+  }
 
   let inFlight = 0
   let closed = false
@@ -146,7 +186,15 @@ export function createMcpHttpHandler(
     if (inFlight === 0) for (const resolve of idle.splice(0)) resolve()
   }
 
-  async function fetch(request: Request, info: McpHttpRequestInfo = {}): Promise<Response> {
+  /**
+   * One request. `readRequestBody` reads the body once the request has passed the checks before it:
+   * the Node adapter reads its stream straight, without a Web stream in between.
+   */
+  async function handle(
+    request: Request,
+    info: McpHttpRequestInfo,
+    readRequestBody: () => Promise<string | undefined>,
+  ): Promise<Response> {
     const started = performance.now()
     const client = info.client ?? 'unknown'
     const entry: RequestLog = { method: undefined, tool: undefined }
@@ -166,6 +214,13 @@ export function createMcpHttpHandler(
         )
       if (!entry.counted) {
         write()
+        return response
+      }
+      if (!isEventStream(response)) {
+        // A JSON answer is whole already: nothing runs for it any longer.
+        entry.cleanup?.()
+        write()
+        finished()
         return response
       }
       // A streamed answer counts (and stays under its timer) until its body ends.
@@ -235,7 +290,7 @@ export function createMcpHttpHandler(
     inFlight += 1
     entry.counted = true
     try {
-      return done(await serve(request, entry))
+      return done(await serve(request, entry, readRequestBody))
     } catch (error) {
       logger.error(`HTTP request failed: ${error instanceof Error ? error.message : error}`)
       entry.refusal = 'INTERNAL_ERROR'
@@ -243,7 +298,11 @@ export function createMcpHttpHandler(
     }
   }
 
-  async function serve(request: Request, entry: RequestLog): Promise<Response> {
+  async function serve(
+    request: Request,
+    entry: RequestLog,
+    readRequestBody: () => Promise<string | undefined>,
+  ): Promise<Response> {
     if (!isJsonContentType(request.headers.get('content-type'))) {
       entry.refusal = 'UNSUPPORTED_MEDIA_TYPE'
       return jsonRpcError(
@@ -260,7 +319,11 @@ export function createMcpHttpHandler(
         entry.refusal,
       )
     }
-    const body = await readBody(request, maxBodyBytes)
+    const body = await readRequestBody()
+    if (request.signal.aborted) {
+      entry.refusal = 'CLIENT_CLOSED'
+      return new Response(null, { status: 499 })
+    }
     if (body === undefined) {
       entry.refusal = 'BODY_TOO_LARGE'
       return jsonRpcError(
@@ -295,10 +358,10 @@ export function createMcpHttpHandler(
         guardToolCall(one as JSONRPCMessage, vault.tools, refused)
       }
     }
+    // The SDK gets the parsed body, so the request it sees carries none.
     const forwarded = new Request(request.url, {
       method: 'POST',
       headers: request.headers,
-      body,
       signal: controller.signal,
     })
     if (refused.size > 0) refusals.set(forwarded, refused)
@@ -321,25 +384,29 @@ export function createMcpHttpHandler(
       clearTimeout(timer)
       request.signal.removeEventListener('abort', abort)
     }
-    // The SDK answers a 2025-era request with an event stream at once, before the tool has run. The
-    // server sends nothing before the result (no progress), so hold the headers until the first event:
-    // then a timeout or a client that hangs up is still a status (504, 499), not a cut stream.
-    const answered = sdk
-      .fetch(forwarded, { parsedBody: message })
-      .then((response) => untilFirstEvent(response, controller.signal))
+    // A modern answer may still be an event stream, opened before the tool has run. The server sends
+    // nothing before the result (no progress), so hold the headers until the first event: then a
+    // timeout or a client that hangs up is still a status (504, 499), not a cut stream.
+    const answered = (
+      (await isLegacyRequest(forwarded, message))
+        ? serveLegacy(forwarded, message, refused, controller.signal)
+        : modern.fetch(forwarded, { parsedBody: message })
+    ).then((response) => untilFirstEvent(response, controller.signal))
     return Promise.race([answered, timedOut])
   }
 
   return {
-    fetch,
+    fetch: (request, info = {}) => handle(request, info, () => readBody(request, maxBodyBytes)),
     node(request, response) {
       const controller = new AbortController()
       response.once('close', () => {
         if (!response.writableFinished) controller.abort()
       })
-      fetch(toWebRequest(request, controller.signal), {
-        client: request.socket.remoteAddress,
-      }).then(
+      handle(
+        toWebRequest(request, controller.signal),
+        { client: request.socket.remoteAddress },
+        () => readNodeBody(request, maxBodyBytes),
+      ).then(
         (answer) => writeResponse(answer, response),
         (error: unknown) => {
           logger.error(`HTTP request failed: ${error instanceof Error ? error.message : error}`)
@@ -356,7 +423,7 @@ export function createMcpHttpHandler(
     verifyInBackground: vault.verifyInBackground,
     async close() {
       closed = true
-      await sdk.close()
+      await modern.close()
       if (inFlight === 0) for (const resolve of idle.splice(0)) resolve()
       idle = []
     },
@@ -563,6 +630,10 @@ async function untilFirstEvent(response: Response, signal: AbortSignal): Promise
   return new Response(body, { status: response.status, headers: response.headers })
 }
 
+function isEventStream(response: Response): boolean {
+  return response.headers.get('content-type')?.startsWith('text/event-stream') ?? false
+}
+
 /** Calls `onEnd` once the response's body has been read to its end or cancelled. */
 function trackBody(response: Response, onEnd: () => void): Response {
   let ended = false
@@ -597,6 +668,7 @@ function trackBody(response: Response, onEnd: () => void): Response {
   return new Response(body, { status: response.status, headers: response.headers })
 }
 
+/** The Web form of a Node request, without its body: {@link readNodeBody} reads that. */
 function toWebRequest(request: IncomingMessage, signal: AbortSignal): Request {
   const headers = new Headers()
   for (const [name, value] of Object.entries(request.headers)) {
@@ -604,16 +676,38 @@ function toWebRequest(request: IncomingMessage, signal: AbortSignal): Request {
     else if (value !== undefined) headers.set(name, value)
   }
   const url = `http://${request.headers.host ?? 'localhost'}${request.url ?? '/'}`
-  const method = request.method ?? 'GET'
+  return new Request(url, { method: request.method ?? 'GET', headers, signal })
+}
+
+/** A Node request's body as text, or `undefined` once it passes `limit` bytes (the rest is discarded). */
+function readNodeBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
   // A body parser that ran before (express.json()) has read the stream: use what it parsed.
   const parsed = (request as { body?: unknown }).body
-  const body =
-    method === 'GET' || method === 'HEAD'
-      ? undefined
-      : request.readableEnded && parsed !== undefined
-        ? JSON.stringify(parsed)
-        : (Readable.toWeb(request) as ReadableStream<Uint8Array>)
-  return new Request(url, { method, headers, body, signal, duplex: 'half' } as RequestInit)
+  if (request.readableEnded && parsed !== undefined) {
+    const text = JSON.stringify(parsed)
+    return Promise.resolve(Buffer.byteLength(text) > limit ? undefined : text)
+  }
+  if (Number(request.headers['content-length'] ?? 0) > limit) return Promise.resolve(undefined)
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength
+      if (size <= limit) chunks.push(chunk)
+      else {
+        request.off('data', onData)
+        request.resume()
+        resolve(undefined)
+      }
+    }
+    request.on('data', onData)
+    request.once('end', () =>
+      resolve(size > limit ? undefined : Buffer.concat(chunks).toString('utf8')),
+    )
+    // A client that hangs up mid-body: the caller sees its request aborted.
+    request.once('close', () => resolve(undefined))
+    request.once('error', () => resolve(undefined))
+  })
 }
 
 async function writeResponse(answer: Response, response: ServerResponse): Promise<void> {
@@ -624,6 +718,11 @@ async function writeResponse(answer: Response, response: ServerResponse): Promis
   response.writeHead(answer.status, headers)
   if (!answer.body) {
     response.end()
+    return
+  }
+  if (!isEventStream(answer)) {
+    // A JSON answer is whole: one write.
+    response.end(Buffer.from(await answer.arrayBuffer()))
     return
   }
   const reader = answer.body.getReader()
