@@ -30,6 +30,12 @@ export type Recall = {
   /** The wallet's liquid USDC when the recall read it, before the withdrawal. */
   walletBalance: bigint
   blockNumber: bigint
+  /**
+   * How long the recall took, in milliseconds: from its first balance read to the withdrawal's
+   * receipt, retries included. The payments it funded waited this long for it, and for their batch
+   * to gather (a few milliseconds, at most half the last recall's time).
+   */
+  durationMs: number
 }
 
 /** The steps of a recall, in order: where a failed recall stopped. */
@@ -74,9 +80,11 @@ export async function recallTo(
   let sent: { withdrawal: SentWithdrawal; requested: bigint; walletBalance: bigint } | undefined
   // An object, not a `let`: the attempt's closure moves it along.
   const at: { step: RecallStep } = { step: 'balance-read' }
+  let startedAt: number | undefined
   for (let attempt = 1; ; attempt++) {
     try {
       return await runExclusive(ctx, undefined, async (slot) => {
+        startedAt ??= performance.now()
         if (!sent) {
           at.step = 'balance-read'
           const walletBalance = await getUsdcBalance(ctx, { wallet })
@@ -99,6 +107,7 @@ export async function recallTo(
           payments,
           walletBalance: sent.walletBalance,
           blockNumber: confirmed.blockNumber,
+          durationMs: Math.round(performance.now() - startedAt),
         }
       })
     } catch (thrown) {

@@ -22,7 +22,10 @@ export type FundingOutcome =
 
 /** A batch starts once no payment arrived for this long… */
 const gatherQuietMs = 15
-/** …or at the latest this long after it could start. */
+/**
+ * …or at the latest this long after it could start, and never longer than half the last recall took:
+ * waiting for stragglers longer than that costs the batch more than a second recall would cost them.
+ */
 const gatherMaxMs = 100
 
 type Waiter = { amount: bigint; resolve: (outcome: FundingOutcome) => void }
@@ -138,6 +141,8 @@ export class RecallRounds {
   /** When the first payment of the waiting batch arrived, and the last one. */
   private firstArrival = 0
   private lastArrival = 0
+  /** How long the last recall took: it bounds how long a batch gathers. */
+  private lastRecallMs: number | undefined
 
   private async drain(): Promise<void> {
     let previousEnd = 0
@@ -149,15 +154,17 @@ export class RecallRounds {
   }
 
   /**
-   * Waits until no payment has arrived for {@link gatherQuietMs}, or {@link gatherMaxMs} after the batch
-   * could start: a burst whose 402s come back over a few milliseconds makes one batch, not several.
+   * Waits until no payment has arrived for {@link gatherQuietMs}, or {@link gatherMaxMs} (at most half
+   * the last recall's time) after the batch could start: a burst whose 402s come back over a few
+   * milliseconds makes one batch, not several.
    */
   private async gather(previousEnd: number): Promise<void> {
+    const maxMs = Math.min(gatherMaxMs, (this.lastRecallMs ?? Number.POSITIVE_INFINITY) / 2)
     for (;;) {
       const now = Date.now()
       const at = Math.min(
         this.lastArrival + gatherQuietMs,
-        Math.max(this.firstArrival, previousEnd) + gatherMaxMs,
+        Math.max(this.firstArrival, previousEnd) + maxMs,
       )
       if (now >= at) return
       await sleep(at - now)
@@ -165,6 +172,7 @@ export class RecallRounds {
   }
 
   private async round(batch: Waiter[]): Promise<void> {
+    const started = performance.now()
     let balance: bigint | undefined
     try {
       // Read outside the write queue first: a batch the wallet covers waits for no other write.
@@ -193,8 +201,14 @@ export class RecallRounds {
     }
     const amounts = admitted.map((waiter) => waiter.amount)
     try {
-      const recall = await recallTo(this.settings, target, amounts)
+      const recalled = await recallTo(this.settings, target, amounts)
+      // What the round's payments waited for it: its first balance read included.
+      const recall = recalled && {
+        ...recalled,
+        durationMs: Math.round(performance.now() - started),
+      }
       if (recall) {
+        this.lastRecallMs = recall.durationMs
         // The window counts what was asked for: the router may pay a base unit more (rounding is the buyer's).
         this.policy.recordRecall(recall.requested)
         this.events.recalled(recall)
