@@ -127,6 +127,8 @@ export function buildReport(
     ),
     atMost('mcpColdStartMs', measured.coldStart.medianMs, 150, 'ms'),
     atMost('mcpColdStartRatio', measured.coldStart.ratio, 6, '× node -e 0'),
+    atMost('mcpColdStartPrimaryBinMs', measured.coldStart.primaryBin.medianMs, 150, 'ms'),
+    atMost('mcpColdStartPrimaryBinRatio', measured.coldStart.primaryBin.ratio, 6, '× node -e 0'),
     atMost('sdkImportMs', measured.importTime.sdkImportMs, 250, 'ms'),
     atMost('npxStart.coldMs', measured.npxStart?.coldMs ?? null, 3000, 'ms'),
     atMost('mcpHttp.toolsList.serverP50Ms', measured.mcpHttp.toolsList.serverP50Ms, 2, 'ms'),
@@ -218,6 +220,12 @@ export function formatReport(report: BenchReport): string {
       checkNamed('mcpColdStartRatio'),
     ],
     ['  … spawn → a first vault_status answered', `${cold.firstCallMedianMs} ms`, undefined],
+    [
+      '  … through `x402-vault` with no sub-command',
+      `${cold.primaryBin.medianMs} ms`,
+      checkNamed('mcpColdStartPrimaryBinMs'),
+    ],
+    ['  … ÷ node -e 0', `${cold.primaryBin.ratio}×`, checkNamed('mcpColdStartPrimaryBinRatio')],
     [
       'sdkImportMs (fresh import of the SDK)',
       `${report.sdkImportMs} ms`,
