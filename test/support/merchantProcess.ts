@@ -1,6 +1,7 @@
 /**
- * One merchant web process for the "several processes, one key" test: an Express app behind
- * `createPaywall`, with the sweeper on. Run with `node --import tsx` and this environment:
+ * One merchant web process for the "several processes, one key" tests: an Express app behind
+ * `createPaywall`, with the sweeper on, or off (`SWEEP=off`: `sweep: false`, for instances that
+ * `x402-vault sweep --watch` sweeps). Run with `node --import tsx` and this environment:
  * `RPC_URL`, `FACILITATOR_URL`, `ADDRESSES` (JSON), `MERCHANT_PRIVATE_KEY`, `RESERVE` (base units).
  *
  * It writes one JSON line per event on stdout: `ready` (with its port), `deposit`, `problem`,
@@ -38,15 +39,18 @@ const paywall = await createPaywall({
   routes: {
     'GET /paid': { price: '1', description: 'A paid answer', mimeType: 'application/json' },
   },
-  sweep: {
-    minIdleThreshold: '0',
-    reserve: BigInt(env.RESERVE as string),
-    debounceMs: 0,
-    retry: { initialDelayMs: 50 },
-    onIdleDeposit: (deposit) => say({ type: 'deposit', ...deposit }),
-    onNonFatalError: ({ phase, error, willRetry }) =>
-      say({ type: 'problem', phase, willRetry, code: error.code, message: error.message }),
-  },
+  sweep:
+    env.SWEEP === 'off'
+      ? false
+      : {
+          minIdleThreshold: '0',
+          reserve: BigInt(env.RESERVE as string),
+          debounceMs: 0,
+          retry: { initialDelayMs: 50 },
+          onIdleDeposit: (deposit) => say({ type: 'deposit', ...deposit }),
+          onNonFatalError: ({ phase, error, willRetry }) =>
+            say({ type: 'problem', phase, willRetry, code: error.code, message: error.message }),
+        },
 })
 
 const app = express()
@@ -59,7 +63,7 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 say({ type: 'ready', port: (server.address() as AddressInfo).port })
 
 for await (const line of createInterface({ input: process.stdin })) {
-  if (line === 'sweep') {
+  if (line === 'sweep' && paywall.sweeper) {
     // A manual sweep rejects on failure (a collision with the other process, say): report it.
     await paywall.sweeper.depositIdle().then(
       (result) => say({ type: 'swept', ...result }),

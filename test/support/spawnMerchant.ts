@@ -32,12 +32,18 @@ export type MerchantProcess = {
  * @param devnet - The devnet, with its facilitator.
  * @param rpcUrl - Where the process sends its RPC requests.
  * @param reserve - The sweeper's reserve, in base units.
+ * @param options - `sweep: false` turns its in-process sweeper off.
  * @returns The process.
  * @example
  * const shop = spawnMerchant(devnet, proxy.url, start - parseUsdc('10'))
  * const { port } = await shop.next('ready')
  */
-export function spawnMerchant(devnet: Devnet, rpcUrl: string, reserve: bigint): MerchantProcess {
+export function spawnMerchant(
+  devnet: Devnet,
+  rpcUrl: string,
+  reserve: bigint,
+  options: { sweep?: false } = {},
+): MerchantProcess {
   const child: ChildProcess = spawn(
     process.execPath,
     ['--import', 'tsx', join(import.meta.dirname, 'merchantProcess.ts')],
@@ -50,6 +56,7 @@ export function spawnMerchant(devnet: Devnet, rpcUrl: string, reserve: bigint): 
         ADDRESSES: JSON.stringify(devnet.addresses),
         MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
         RESERVE: reserve.toString(),
+        ...(options.sweep === false ? { SWEEP: 'off' } : {}),
       },
       stdio: ['pipe', 'pipe', 'inherit'],
     },
