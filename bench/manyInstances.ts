@@ -6,21 +6,14 @@
  * from a settlement to its deposit under `--watch`, with its default polling.
  */
 import { formatUsdc, parseUsdc } from '../src/index.js'
-import { createPaywall } from '../src/plugins/express.js'
 import { writeAddressesFile } from '../test/support/addressesFile.js'
 import { type CountingProxy, startCountingProxy } from '../test/support/countingProxy.js'
 import { depositedIn, receiptsFrom, usdcBalance } from '../test/support/merchant.js'
-import { buyerFetch, paidRoutes } from '../test/support/merchantApps.js'
+import { buyerFetch } from '../test/support/merchantApps.js'
 import { type MerchantProcess, spawnMerchant } from '../test/support/spawnMerchant.js'
 import { startWatcher, type WatchEventLine, type Watcher } from '../test/support/watcher.js'
 import type { BenchContext } from './context.js'
-import {
-  facilitatorUrlOf,
-  latestBlock,
-  merchantVaultClient,
-  startShop,
-  withDeadline,
-} from './seller.js'
+import { latestBlock, openShopWithoutSweeper, withDeadline } from './seller.js'
 import { percentile } from './stats.js'
 
 /** One shape's run. */
@@ -203,14 +196,7 @@ async function depositDelays(ctx: BenchContext, watcher: Watcher) {
   const { devnet } = ctx
   const samples = 5
   const salePrice = '10'
-  const paywall = await createPaywall({
-    vault: merchantVaultClient(devnet),
-    payTo: devnet.accounts.merchant.address,
-    facilitator: { url: facilitatorUrlOf(devnet) },
-    routes: paidRoutes(salePrice),
-    sweep: false,
-  })
-  const shop = await startShop(paywall.middleware)
+  const shop = await openShopWithoutSweeper(devnet, salePrice)
   const pay = buyerFetch(devnet)
   const delays: number[] = []
   try {
@@ -229,7 +215,6 @@ async function depositDelays(ctx: BenchContext, watcher: Watcher) {
     }
   } finally {
     await shop.stop()
-    await paywall.close()
   }
   return { samples, delays, received: BigInt(samples) * parseUsdc(salePrice) }
 }

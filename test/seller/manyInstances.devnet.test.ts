@@ -6,8 +6,9 @@
  *   send; the holder SIGKILLed mid-run (the other takes over within 10 s and sweeps the rest; the
  *   killed one is restarted, as a supervisor would, and waits), then the new holder's connection to
  *   Postgres cut (it stops sending before the other takes over: no two sends overlap);
- * - the same four instances with today's default, each sweeping in-process after its own sales: the
- *   sweeps collide, and every collision ends as a retryable problem, never a lost or doubled unit.
+ * - the same four instances (the same processes, each given a new paywall) with today's default, each
+ *   sweeping in-process after its own sales: the sweeps collide, and every collision ends as a
+ *   retryable problem, never a lost or doubled unit.
  * Both keep exact accounting: start + received = end + deposited, to the base unit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -28,6 +29,11 @@ let proxy: CountingProxy
 let addressesPath: string
 let postgres: Awaited<ReturnType<typeof startPostgres>> | undefined
 let postgresStarting: ReturnType<typeof startPostgres>
+/** The four merchant processes, started once for both shapes, with the sweeper off. */
+const shops: MerchantProcess[] = []
+let urls: string[]
+/** The merchant's USDC when the processes started: every test starts from it (the chain is reverted). */
+let start: bigint
 // Postgres starts beside the devnet, not after it.
 beforeAll(() => {
   postgresStarting = startPostgres()
@@ -36,9 +42,19 @@ beforeAll(() => {
 useMerchantDevnet({ chain: 'base-sepolia', facilitator: true }, async (m) => {
   ;({ devnet, t, proxy } = m)
   addressesPath = await writeAddressesFile(devnet)
-  postgres = await postgresStarting
+  start = await usdcBalance(devnet, devnet.accounts.merchant.address)
+  for (let i = 0; i < instances; i++) {
+    shops.push(spawnMerchant(devnet, proxy.url, start, { sweep: false }))
+  }
+  ;[urls, postgres] = await Promise.all([
+    Promise.all(
+      shops.map(async (shop) => `http://127.0.0.1:${(await shop.next('ready')).port}/paid`),
+    ),
+    postgresStarting,
+  ])
 })
 afterAll(async () => {
+  for (const shop of shops) shop.kill()
   await postgres?.stop()
 })
 
@@ -56,16 +72,6 @@ const at = (line: WatchEventLine) => Date.parse(line.time)
 const nextFrom = (watcher: Watcher, from: number, match: (line: WatchEventLine) => boolean) =>
   watcher.next((line) => match(line) && watcher.events.indexOf(line) >= from)
 
-/** Starts `instances` merchant processes and resolves with their paid URLs. */
-async function startShops(shops: MerchantProcess[], reserve: bigint, sweep?: false) {
-  for (let i = 0; i < instances; i++) {
-    shops.push(spawnMerchant(devnet, proxy.url, reserve, sweep === false ? { sweep } : {}))
-  }
-  return Promise.all(
-    shops.map(async (shop) => `http://127.0.0.1:${(await shop.next('ready')).port}/paid`),
-  )
-}
-
 /** `count` concurrent paid requests spread over `urls`; all must answer 200. */
 async function sell(urls: string[], count: number) {
   const pay = buyerFetch(devnet)
@@ -79,11 +85,10 @@ describe(`${instances} instances of one merchant`, () => {
   it(`with sweep: false and two --watch sweepers under a Postgres lock: ${sales} sales, one sender at a time, through a SIGKILL and a cut connection`, async () => {
     if (!postgres) throw new Error('Postgres did not start')
     const merchant = devnet.accounts.merchant.address
-    const start = await usdcBalance(devnet, merchant)
+    expect(await usdcBalance(devnet, merchant)).toBe(start)
     const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
     const tcp = await startTcpProxy(postgres.port)
     const viaTcp = postgres.url.replace(`:${postgres.port}/`, `:${tcp.port}/`)
-    const shops: MerchantProcess[] = []
     const watchers: Watcher[] = []
     const watch = (lockUrl: string) => {
       const watcher = startWatcher(
@@ -109,10 +114,7 @@ describe(`${instances} instances of one merchant`, () => {
     try {
       // A takes the lock; B (its Postgres behind a proxy that can cut it) waits.
       const a = watch(postgres.url)
-      const [urls] = await Promise.all([
-        startShops(shops, start, false),
-        a.next(is('lock', 'acquired')),
-      ])
+      await a.next(is('lock', 'acquired'))
       const b = watch(viaTcp)
       await b.next(is('lock', 'waiting'))
 
@@ -148,16 +150,21 @@ describe(`${instances} instances of one merchant`, () => {
 
       for (const watcher of [b, a2]) watcher.child.kill('SIGTERM')
       expect(await Promise.all([b.exited, a2.exited])).toEqual([0, 0])
-      expect(await Promise.all(shops.map((shop) => shop.close()))).toEqual(Array(instances).fill(0))
+      // The instances sent nothing: they hold no sweeper.
+      expect(shops.flatMap((shop) => shop.events.filter((e) => e.type !== 'ready'))).toEqual([])
 
       // Nothing failed to send: every transaction of the merchant key mined successfully, and no
-      // sweeper reported a send or receipt problem (no nonce conflict, no revert).
+      // send or receipt problem (no nonce conflict, no revert); only, perhaps, B's refusal to send
+      // once its lock's session stopped answering.
       const receipts = await receiptsFrom(devnet, merchant, firstBlock)
       expect(receipts.filter((receipt) => receipt.status !== 'success')).toEqual([])
       const problems = watchers.flatMap((watcher) => watcher.events.filter(is('problem')))
-      expect(
-        problems.filter((line) => ['deposit', 'receipt'].includes(line.phase as string)),
-      ).toEqual([])
+      for (const problem of problems.filter((line) =>
+        ['deposit', 'receipt'].includes(line.phase as string),
+      )) {
+        expect(problem).toMatchObject({ phase: 'deposit', code: 'SWEEP_LOCK_LOST' })
+        expect(b.events).toContain(problem)
+      }
       // Every deposit was sent by the holder of the moment: A's before it was killed, B's between
       // its takeover and its lost lock, A2's after its takeover; their blocks never interleave.
       const blockOf = new Map(receipts.map((r) => [r.transactionHash, r.blockNumber]))
@@ -191,55 +198,51 @@ describe(`${instances} instances of one merchant`, () => {
       expect(end - start).toBeLessThan(minIdle)
     } finally {
       for (const watcher of watchers) watcher.child.kill('SIGKILL')
-      for (const shop of shops) shop.kill()
       await tcp.stop()
     }
   }, 90_000)
 
   it(`with today's default, each sweeping in-process: ${sales} sales, the collisions retried, nothing lost or doubled`, async () => {
     const merchant = devnet.accounts.merchant.address
-    const start = await usdcBalance(devnet, merchant)
+    expect(await usdcBalance(devnet, merchant)).toBe(start)
     const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
-    const shops: MerchantProcess[] = []
-    try {
-      const urls = await startShops(shops, start)
-      await sell(urls, sales)
-      // Manual sweeps, one process at a time, until none finds anything to deposit: each queues
-      // behind its own process's sweep in flight, so the last ones see the settled wallet.
-      for (let pass = 0; pass < 5; pass++) {
-        const results = []
-        for (const shop of shops) {
-          const before = shop.events.length
-          shop.send('sweep')
-          results.push(await shop.next('swept', before))
-        }
-        if (results.every((result) => result.deposited === false)) break
+    // The same processes, each with a new paywall whose sweeper is on (only the revenue is idle).
+    for (const shop of shops) shop.send(`sweeper on ${start}`)
+    await Promise.all(shops.map((shop) => shop.next('switched')))
+    await sell(urls, sales)
+    // Manual sweeps, one process at a time, until none finds anything to deposit: each queues
+    // behind its own process's sweep in flight, so the last ones see the settled wallet.
+    for (let pass = 0; pass < 5; pass++) {
+      const results = []
+      for (const shop of shops) {
+        const before = shop.events.length
+        shop.send('sweep')
+        results.push(await shop.next('swept', before))
       }
-      expect(await Promise.all(shops.map((shop) => shop.close()))).toEqual(Array(instances).fill(0))
+      if (results.every((result) => result.deposited === false)) break
+    }
+    expect(await Promise.all(shops.map((shop) => shop.close()))).toEqual(Array(instances).fill(0))
 
-      const receipts = await receiptsFrom(devnet, merchant, firstBlock)
-      expect(receipts.filter((receipt) => receipt.status !== 'success')).toEqual([])
-      // Every deposit mined is reported by exactly one process: none lost, none counted twice.
-      const reported = shops.flatMap((shop) => shop.events.filter((e) => e.type === 'deposit'))
-      expect(reported.map((deposit) => deposit.txHash).sort()).toEqual(
-        receipts.map((receipt) => receipt.transactionHash).sort(),
+    const receipts = await receiptsFrom(devnet, merchant, firstBlock)
+    expect(receipts.filter((receipt) => receipt.status !== 'success')).toEqual([])
+    // Every deposit mined is reported by exactly one process: none lost, none counted twice.
+    const reported = shops.flatMap((shop) => shop.events.filter((e) => e.type === 'deposit'))
+    expect(reported.map((deposit) => deposit.txHash).sort()).toEqual(
+      receipts.map((receipt) => receipt.transactionHash).sort(),
+    )
+    const deposited = depositedIn(devnet, receipts, merchant).reduce((sum, x) => sum + x, 0n)
+    const end = await usdcBalance(devnet, merchant)
+    expect(start + BigInt(sales) * price).toBe(end + deposited)
+    // Below the protocol's minimum deposit (the in-process sweepers' threshold here).
+    expect(end - start).toBeLessThan(minIdle)
+    // The collisions: each a problem of a send or its receipt, read again from the start; a sweep that
+    // collided on every attempt gives up (willRetry: false), and a later sweep deposits what it left.
+    const problems = shops.flatMap((shop) => shop.events.filter((e) => e.type === 'problem'))
+    for (const problem of problems) {
+      expect(['deposit', 'receipt']).toContain(problem.phase)
+      expect(['TRANSACTION_ALREADY_KNOWN', 'NONCE_CONFLICT', 'INSUFFICIENT_USDC']).toContain(
+        problem.code,
       )
-      const deposited = depositedIn(devnet, receipts, merchant).reduce((sum, x) => sum + x, 0n)
-      const end = await usdcBalance(devnet, merchant)
-      expect(start + BigInt(sales) * price).toBe(end + deposited)
-      // Below the protocol's minimum deposit (the in-process sweepers' threshold here).
-      expect(end - start).toBeLessThan(minIdle)
-      // The collisions: each a retryable problem of a send or its receipt, to read again.
-      const problems = shops.flatMap((shop) => shop.events.filter((e) => e.type === 'problem'))
-      for (const problem of problems) {
-        expect(problem).toMatchObject({ willRetry: true })
-        expect(['deposit', 'receipt']).toContain(problem.phase)
-        expect(['TRANSACTION_ALREADY_KNOWN', 'NONCE_CONFLICT', 'INSUFFICIENT_USDC']).toContain(
-          problem.code,
-        )
-      }
-    } finally {
-      for (const shop of shops) shop.kill()
     }
   }, 90_000)
 })

@@ -5,8 +5,10 @@
  * `RPC_URL`, `FACILITATOR_URL`, `ADDRESSES` (JSON), `MERCHANT_PRIVATE_KEY`, `RESERVE` (base units).
  *
  * It writes one JSON line per event on stdout: `ready` (with its port), `deposit`, `problem`,
- * `swept` (after a `sweep` command: its result, or `failed` with the error code) and `closed`. On stdin it takes `sweep` (a manual sweep) and
- * `close` (close the paywall and exit).
+ * `swept` (after a `sweep` command: its result, or `failed` with the error code), `switched` and
+ * `closed`. On stdin it takes `sweep` (a manual sweep), `sweeper on <reserve>` or `sweeper off` (a
+ * new paywall in place of the old one, which is closed: the same process in the other shape, without
+ * another start) and `close` (close the paywall and exit).
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -32,29 +34,30 @@ const vault = createVaultClient({
   addresses: JSON.parse(env.ADDRESSES as string),
 })
 
-const paywall = await createPaywall({
-  vault,
-  payTo: account.address,
-  facilitator: { url: env.FACILITATOR_URL as string },
-  routes: {
-    'GET /paid': { price: '1', description: 'A paid answer', mimeType: 'application/json' },
-  },
-  sweep:
-    env.SWEEP === 'off'
+const paywallWith = (sweeper: boolean, reserve: bigint) =>
+  createPaywall({
+    vault,
+    payTo: account.address,
+    facilitator: { url: env.FACILITATOR_URL as string },
+    routes: {
+      'GET /paid': { price: '1', description: 'A paid answer', mimeType: 'application/json' },
+    },
+    sweep: !sweeper
       ? false
       : {
           minIdleThreshold: '0',
-          reserve: BigInt(env.RESERVE as string),
+          reserve,
           debounceMs: 0,
           retry: { initialDelayMs: 50 },
           onIdleDeposit: (deposit) => say({ type: 'deposit', ...deposit }),
           onNonFatalError: ({ phase, error, willRetry }) =>
             say({ type: 'problem', phase, willRetry, code: error.code, message: error.message }),
         },
-})
+  })
+let paywall = await paywallWith(env.SWEEP !== 'off', BigInt(env.RESERVE as string))
 
 const app = express()
-app.use(paywall.middleware)
+app.use((req, res, next) => paywall.middleware(req, res, next))
 app.get('/paid', (_req, res) => {
   res.json({ paid: true })
 })
@@ -69,6 +72,13 @@ for await (const line of createInterface({ input: process.stdin })) {
       (result) => say({ type: 'swept', ...result }),
       (error) => say({ type: 'swept', failed: error.code ?? String(error) }),
     )
+  }
+  const [command, mode, reserve] = line.split(' ')
+  if (command === 'sweeper') {
+    const old = paywall
+    paywall = await paywallWith(mode === 'on', BigInt(reserve ?? 0))
+    await old.close()
+    say({ type: 'switched', sweeper: mode })
   }
   if (line === 'close') break
 }
