@@ -64,8 +64,8 @@ try {
   // Only the revenue is idle.
   const reserve = await usdcBalance(devnet, merchant)
   const threshold = parseUsdc('10')
-  const shop = watch
-    ? await openShopWithoutSweeper(devnet, price)
+  const sweeping = watch
+    ? undefined
     : await openPaywallShop(devnet, price, {
         minIdleThreshold: threshold,
         reserve,
@@ -73,6 +73,7 @@ try {
         onIdleDeposit: events.onIdleDeposit,
         onNonFatalError: events.onNonFatalError,
       })
+  const shop = sweeping ?? (await openShopWithoutSweeper(devnet, price))
   const watcher = watch ? startWatchSweeper(reserve, threshold) : undefined
   // A buyer who pays this often approves Permit2 once (Base Sepolia's USDC has no EIP-3009).
   await approvePermit2Once(devnet)
@@ -116,7 +117,7 @@ try {
     watcher ? watcher.until(done) : events.until(done),
     120_000,
   )
-  const memory = 'sweeper' in shop ? shop.sweeper.memory() : undefined
+  const memory = sweeping?.sweeper.memory()
   // With --watch the heap is read while the watcher still runs: what it holds after 2,000 inflows.
   const heapWatchingMb = watcher ? heapMb() : undefined
   await shop.stop()
