@@ -20,7 +20,7 @@ import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { depositedIn, receiptsFrom, usdcBalance } from '../support/merchant.js'
 import { buyerFetch } from '../support/merchantApps.js'
 import { startPostgres, startTcpProxy } from '../support/postgres.js'
-import { type MerchantProcess, spawnMerchant } from '../support/spawnMerchant.js'
+import { type MerchantProcess, spawnMerchant, sweepUntilIdle } from '../support/spawnMerchant.js'
 import { startWatcher, type WatchEventLine, type Watcher } from '../support/watcher.js'
 
 let devnet: Devnet
@@ -210,17 +210,7 @@ describe(`${instances} instances of one merchant`, () => {
     for (const shop of shops) shop.send(`sweeper on ${start}`)
     await Promise.all(shops.map((shop) => shop.next('switched')))
     await sell(urls, sales)
-    // Manual sweeps, one process at a time, until none finds anything to deposit: each queues
-    // behind its own process's sweep in flight, so the last ones see the settled wallet.
-    for (let pass = 0; pass < 5; pass++) {
-      const results = []
-      for (const shop of shops) {
-        const before = shop.events.length
-        shop.send('sweep')
-        results.push(await shop.next('swept', before))
-      }
-      if (results.every((result) => result.deposited === false)) break
-    }
+    await sweepUntilIdle(shops)
     expect(await Promise.all(shops.map((shop) => shop.close()))).toEqual(Array(instances).fill(0))
 
     const receipts = await receiptsFrom(devnet, merchant, firstBlock)

@@ -95,3 +95,23 @@ export function spawnMerchant(
     exited,
   }
 }
+
+/**
+ * Manual sweeps, one process at a time, until none finds anything to deposit (at most five passes):
+ * each queues behind its own process's sweep in flight, so the last ones see the settled wallet.
+ *
+ * @param shops - Merchant processes with their sweeper on.
+ * @example
+ * await sweepUntilIdle(shops)
+ */
+export async function sweepUntilIdle(shops: MerchantProcess[]): Promise<void> {
+  for (let pass = 0; pass < 5; pass++) {
+    const results = []
+    for (const shop of shops) {
+      const before = shop.events.length
+      shop.send('sweep')
+      results.push(await shop.next('swept', before))
+    }
+    if (results.every((result) => result.deposited === false)) return
+  }
+}
