@@ -6,6 +6,7 @@ import type { ColdStart } from './coldStart.js'
 import type { Measured } from './context.js'
 import type { ImportTime } from './importTime.js'
 import type { LedgerBench } from './ledger.js'
+import type { ManyInstances } from './manyInstances.js'
 import type { McpHttpLoad } from './mcpHttp.js'
 import type { NpxStart } from './npxStart.js'
 import type { PaidRequestLatency } from './paidLatency.js'
@@ -54,6 +55,8 @@ export type BenchReport = {
   x402Gas: X402Gas | null
   /** The buyer side (`vault.attachTo`): a recall's latency, recalls per burst, the liquid p50 ratio. */
   buyer: BuyerBench | null
+  /** Four instances of one merchant: `sweep: false` with `--watch`, and each sweeping in-process; `null` in a smoke run. */
+  manyInstances: ManyInstances | null
   details: {
     rpcMethods: RoundTripsResult['rpcMethods']
     mcpColdStartRunsMs: number[]
@@ -84,6 +87,7 @@ export type Measurements = {
   mcpHttp: McpHttpLoad
   x402Gas: Measured<X402Gas>
   buyer: Measured<BuyerBench>
+  manyInstances: ManyInstances | null
 }
 
 /**
@@ -162,6 +166,7 @@ export function buildReport(
     ledger,
     x402Gas,
     buyer,
+    manyInstances: measured.manyInstances,
     details: {
       rpcMethods,
       mcpColdStartRunsMs: measured.coldStart.runsMs,
@@ -301,6 +306,30 @@ export function formatReport(report: BenchReport): string {
         String(facilitatorPerPayment),
       ])
     : [[`not measured: ${report.notMeasured.x402Gas}`]]
+  const many = report.manyInstances
+  const shapeRow = (name: string, shape: ManyInstances['watch'] | ManyInstances['inProcess']) => [
+    name,
+    String(shape.settlements),
+    String(shape.deposits),
+    String(shape.failedOrConflictingSends),
+    String(shape.rpcPerSettlement),
+    shape.unaccountedUnits,
+  ]
+  const manyRows = many
+    ? [
+        [
+          'shape',
+          'settlements',
+          'deposits',
+          'failed or conflicting sends',
+          'RPC per settlement',
+          'unaccounted units',
+        ],
+        shapeRow(`${many.watch.instances} × sweep: false, one --watch`, many.watch),
+        shapeRow(`${many.inProcess.instances} × in-process sweeper`, many.inProcess),
+      ]
+    : [['not run in a smoke run (test/seller/manyInstances.devnet.test.ts runs both shapes)']]
+  const delay = many?.watch.settlementToDepositMs
   const sdk = Object.entries(report.sdk).map(([name, call]) => {
     const check = checkNamed(`sdk.${name}`)
     return [
@@ -323,6 +352,14 @@ export function formatReport(report: BenchReport): string {
     '',
     'Seller and buyer: paid requests through the devnet facilitator, sweeps and recalls on chain, a ledger scan',
     table(seller),
+    '',
+    'Many instances of one merchant: the four merchant processes’ and the sweeper’s RPC, sends and deposits',
+    table(manyRows),
+    ...(delay
+      ? [
+          `  settlement → deposit under --watch (default --poll 2 s, --debounce 1000 ms): p50 ${delay.p50} ms, max ${delay.max} ms over ${delay.samples} sales`,
+        ]
+      : []),
     '',
     'x402 payment gas by path: the buyer only signs; the facilitator sends the settlement',
     table([['path', 'buyer once', 'buyer per payment', 'facilitator per payment'], ...gas]),

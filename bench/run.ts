@@ -22,6 +22,7 @@ import { measureColdStart } from './coldStart.js'
 import type { BenchContext } from './context.js'
 import { measureImportTime } from './importTime.js'
 import { measureLedger } from './ledger.js'
+import { measureManyInstances } from './manyInstances.js'
 import { measureMcpHttp } from './mcpHttp.js'
 import { measureNpxStart } from './npxStart.js'
 import { measurePaidRequestLatency } from './paidLatency.js'
@@ -85,6 +86,7 @@ try {
     paidRequestLatency: await measurePaidRequestLatency(ctx),
     burst: await measureBurst(ctx),
     sweep: await measureSweep(ctx),
+    manyInstances: await measureManyInstances(ctx),
     npxStart: await measureNpxStart(ctx),
     ledger: await measureLedger(ctx),
     // Last: it deposits the buyer's USDC into the vault.

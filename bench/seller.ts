@@ -112,6 +112,34 @@ export async function openPaywallShop(
 }
 
 /**
+ * The merchant's Express app behind `createPaywall` with `sweep: false`, as an instance that
+ * `x402-vault sweep --watch` sweeps: it settles sales and sends nothing.
+ *
+ * @param devnet - The devnet, with its facilitator.
+ * @param price - The price of `GET /paid`, in USDC.
+ * @returns The shop; `stop()` also closes the paywall.
+ * @example
+ * const shop = await openShopWithoutSweeper(devnet, '10')
+ */
+export async function openShopWithoutSweeper(devnet: Devnet, price: string): Promise<Shop> {
+  const paywall = await createPaywall({
+    vault: merchantVaultClient(devnet),
+    payTo: devnet.accounts.merchant.address,
+    facilitator: { url: facilitatorUrlOf(devnet) },
+    routes: paidRoutes(price),
+    sweep: false,
+  })
+  const shop = await startShop(paywall.middleware)
+  return {
+    paidUrl: shop.paidUrl,
+    stop: async () => {
+      await shop.stop()
+      await paywall.close()
+    },
+  }
+}
+
+/**
  * The devnet's facilitator URL; the seller measurements need one.
  *
  * @param devnet - A devnet started with `facilitator: true`.

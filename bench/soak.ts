@@ -5,23 +5,40 @@
  * base units. Opt-in, not part of `npm test` (about two minutes). Exit code 1 when a unit is
  * unaccounted for, a deposit failed or the sweeper's memory is over its cap.
  *
- *   npm run soak [-- --bursts 40 --burst-size 50 --cap 500]
+ * With `--watch` the paywall runs with `sweep: false` and the watch sweeper of `x402-vault sweep
+ * --watch` (its code, in this process, with its default timing) sweeps the wallet: exit code 1 also
+ * when the heap grew by more than 10 MB over the run, or when USDC above the reserve is left unswept
+ * at the end (the threshold or more).
+ *
+ *   npm run soak [-- --bursts 40 --burst-size 50 --cap 500] [-- --watch]
  */
 import { parseArgs } from 'node:util'
 import { createPublicClient, http, isAddressEqual } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { WatchEvent } from '../src/cli/watch/events.js'
+import { runWatchSweeper } from '../src/cli/watch/watchSweeper.js'
 import { startDevnet } from '../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi } from '../src/index.js'
 import { approvePermit2Once, sweepEvents, usdcBalance } from '../test/support/merchant.js'
 import { buyerFetch } from '../test/support/merchantApps.js'
-import { openPaywallShop, withDeadline } from './seller.js'
+import {
+  merchantVaultClient,
+  openPaywallShop,
+  openShopWithoutSweeper,
+  withDeadline,
+} from './seller.js'
 
 const { values } = parseArgs({
   options: {
     bursts: { type: 'string', default: '40' },
     'burst-size': { type: 'string', default: '50' },
     cap: { type: 'string', default: '500' },
+    watch: { type: 'boolean', default: false },
   },
 })
+const watch = values.watch
+/** With --watch: the most the heap may grow over the run. */
+const maxHeapGrowthMb = 10
 const bursts = Number(values.bursts)
 const burstSize = Number(values['burst-size'])
 /** Below the 2,000 settlements, so the run shows the cap holding (the default is 10,000). */
@@ -46,13 +63,18 @@ try {
   const events = sweepEvents()
   // Only the revenue is idle.
   const reserve = await usdcBalance(devnet, merchant)
-  const shop = await openPaywallShop(devnet, price, {
-    minIdleThreshold: '10',
-    reserve,
-    maxTrackedSettlements: cap,
-    onIdleDeposit: events.onIdleDeposit,
-    onNonFatalError: events.onNonFatalError,
-  })
+  const threshold = parseUsdc('10')
+  const sweeping = watch
+    ? undefined
+    : await openPaywallShop(devnet, price, {
+        minIdleThreshold: threshold,
+        reserve,
+        maxTrackedSettlements: cap,
+        onIdleDeposit: events.onIdleDeposit,
+        onNonFatalError: events.onNonFatalError,
+      })
+  const shop = sweeping ?? (await openShopWithoutSweeper(devnet, price))
+  const watcher = watch ? startWatchSweeper(reserve, threshold) : undefined
   // A buyer who pays this often approves Permit2 once (Base Sepolia's USDC has no EIP-3009).
   await approvePermit2Once(devnet)
   const pay = buyerFetch(devnet)
@@ -67,7 +89,7 @@ try {
   const start = await usdcBalance(devnet, merchant)
   const startNonce = await client.getTransactionCount({ address: merchant, blockTag: 'latest' })
   const firstBlock = (await client.getBlockNumber({ cacheTime: 0 })) + 1n
-  const depositsBefore = events.deposits.length
+  const depositsBefore = watcher ? watcher.deposits.length : events.deposits.length
   const heapBeforeMb = heapMb()
   const heapAfterBurstsMb: number[] = []
   let paid = 0
@@ -84,17 +106,23 @@ try {
   const elapsedS = Math.round((performance.now() - started) / 100) / 10
   const received = BigInt(paid) * parseUsdc(price)
   const swept = () =>
-    events.deposits.slice(depositsBefore).reduce((sum, deposit) => sum + deposit.idleAmount, 0n)
+    watcher
+      ? watcher.deposits.slice(depositsBefore).reduce((sum, amount) => sum + amount, 0n)
+      : events.deposits.slice(depositsBefore).reduce((sum, deposit) => sum + deposit.idleAmount, 0n)
   progress('waiting for the last sweep')
   // Done when what is left above the reserve is below the protocol's minimum deposit.
+  const done = () => start + received - swept() - reserve < threshold
   await withDeadline(
     'the last deposits',
-    events.until(() => start + received - swept() - reserve < parseUsdc('10')),
+    watcher ? watcher.until(done) : events.until(done),
     120_000,
   )
-  const memory = shop.sweeper.memory()
+  const memory = sweeping?.sweeper.memory()
+  // With --watch the heap is read while the watcher still runs: what it holds after 2,000 inflows.
+  const heapWatchingMb = watcher ? heapMb() : undefined
   await shop.stop()
-  const heapAfterMb = heapMb()
+  await watcher?.stop()
+  const heapAfterMb = heapWatchingMb ?? heapMb()
 
   const end = await usdcBalance(devnet, merchant)
   const deposited = (
@@ -109,6 +137,7 @@ try {
   const merchantTxs =
     (await client.getTransactionCount({ address: merchant, blockTag: 'latest' })) - startNonce
   const report = {
+    shape: watch ? 'sweep: false, with the --watch sweeper' : 'the in-process sweeper',
     requests: bursts * burstSize,
     paid,
     bursts,
@@ -120,14 +149,17 @@ try {
       growthMb: Math.round((heapAfterMb - heapBeforeMb) * 10) / 10,
       every10BurstsMb: heapAfterBurstsMb,
     },
-    dedupe: memory,
+    dedupe: memory ?? null,
     deposits: {
       count: deposited.length,
-      reportedBySweeper: events.deposits.length - depositsBefore,
+      reportedBySweeper:
+        (watcher ? watcher.deposits.length : events.deposits.length) - depositsBefore,
       merchantTransactions: merchantTxs,
       /** Merchant transactions that are not deposits: reverted or otherwise failed. */
       failed: merchantTxs - deposited.length,
-      problems: events.problems.map((problem) => `${problem.phase}: ${problem.error.code}`),
+      problems: watcher
+        ? watcher.problems
+        : events.problems.map((problem) => `${problem.phase}: ${problem.error.code}`),
     },
     accounting: {
       startUnits: start.toString(),
@@ -135,15 +167,80 @@ try {
       depositedUnits: depositedUnits.toString(),
       endUnits: end.toString(),
       unaccountedUnits: (start + received - end - depositedUnits).toString(),
+      /** What is left above the reserve: below the threshold when every sweep has run. */
+      leftAboveReserveUnits: (end - reserve).toString(),
     },
   }
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
   const bounded =
-    memory.trackedSettlements <= memory.maxTrackedSettlements &&
-    memory.pendingSettlements <= memory.maxTrackedSettlements
-  if (report.accounting.unaccountedUnits !== '0' || report.deposits.failed !== 0 || !bounded) {
+    !memory ||
+    (memory.trackedSettlements <= memory.maxTrackedSettlements &&
+      memory.pendingSettlements <= memory.maxTrackedSettlements)
+  const watchHeld = !watch || (report.heap.growthMb <= maxHeapGrowthMb && end - reserve < threshold)
+  if (
+    report.accounting.unaccountedUnits !== '0' ||
+    report.deposits.failed !== 0 ||
+    !bounded ||
+    !watchHeld
+  ) {
     process.exitCode = 1
   }
 } finally {
   await devnet.stop()
+}
+
+/**
+ * The watch sweeper of `x402-vault sweep --watch`, in this process (so that its heap is measured),
+ * with the merchant's key and the command's default timing. Keeps only what the report needs: the
+ * deposits' amounts and the problems, one line each.
+ */
+function startWatchSweeper(reserve: bigint, threshold: bigint) {
+  const vault = merchantVaultClient(devnet)
+  const deposits: bigint[] = []
+  const problems: string[] = []
+  let wake = () => {}
+  const emit = (event: WatchEvent) => {
+    if (event.event === 'deposit') deposits.push(BigInt(event.amount.atomic))
+    if (event.event === 'problem') problems.push(`${event.phase}: ${event.code}`)
+    if (event.event === 'warning') progress(`watcher warning: ${event.message}`)
+    wake()
+  }
+  const stop = new AbortController()
+  const running = runWatchSweeper(
+    {
+      vault,
+      key: {
+        kind: 'merchant',
+        account: privateKeyToAccount(devnet.accounts.merchant.privateKey),
+        wallet: devnet.accounts.merchant.address,
+      },
+      minIdleThreshold: threshold,
+      reserve,
+      intervalMs: 60_000,
+      pollMs: 2_000,
+      debounceMs: 1_000,
+      maxLogRange: 2_000n,
+      health: undefined,
+      lockUrl: undefined,
+      maxIdleWaitMs: 3_600_000,
+      emit,
+    },
+    stop.signal,
+  )
+  return {
+    deposits,
+    problems,
+    until: (condition: () => boolean) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (condition()) resolve()
+          else wake = check
+        }
+        check()
+      }),
+    stop: async () => {
+      stop.abort()
+      await running
+    },
+  }
 }

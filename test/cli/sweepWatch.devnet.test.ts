@@ -3,7 +3,9 @@
  * money: `--setup` prints the wallet's one-time steps unsigned (the wallet sends them), the watcher
  * sweeps what was idle at its start and each inflow it sees in the logs, serves /healthz and
  * /metrics, and exits 0 on SIGTERM. A leaked operator key moves the wallet's money only between the
- * wallet and the vault.
+ * wallet and the vault. Then, through a proxy that injects RPC trouble: the low-gas warning, log
+ * ranges halved while the RPC refuses wide ones, the idle-wait warning while deposits are paused, and
+ * the backoff through an RPC outage, after which the scan resumes where it stopped.
  */
 import {
   type Address,
@@ -17,11 +19,13 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { parseUsdc, routerAbi } from '../../src/index.js'
+import { formatUsdc, parseUsdc, routerAbi } from '../../src/index.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
+import { type RpcCall, startCountingProxy } from '../support/countingProxy.js'
+import { devnetClients } from '../support/devnet.js'
 import { transferToMerchant, usdcBalance } from '../support/merchant.js'
 import { runCli } from '../support/runCli.js'
-import { startWatcher } from '../support/watcher.js'
+import { startWatcher, type WatchEventLine } from '../support/watcher.js'
 
 let devnet: Devnet
 let addressesPath: string
@@ -168,4 +172,131 @@ describe('x402-vault sweep --watch with an operator key', () => {
     expect(await usdcBalance(devnet, operator.address)).toBe(0n)
     expect(await usdcBalance(devnet, merchant())).toBeGreaterThan(beforeWithdraw)
   }, 120_000)
+})
+
+const is = (event: string, kind?: string) => (line: WatchEventLine) =>
+  line.event === event && (kind === undefined || line.kind === kind || line.phase === kind)
+const at = (line: WatchEventLine) => Date.parse(line.time)
+/** An `eth_getLogs` call's block range, inclusive. */
+const rangeOf = (call: RpcCall) => {
+  const [filter] = (call.params ?? []) as [{ fromBlock: Hex; toBlock: Hex }]
+  const { fromBlock, toBlock } = filter
+  return { from: BigInt(fromBlock), to: BigInt(toBlock) }
+}
+
+describe('x402-vault sweep --watch through RPC trouble', () => {
+  it('warns of low gas and of idle USDC that waits, halves refused log ranges, backs off through an outage', async () => {
+    const t = devnetClients(devnet)
+    const proxy = await startCountingProxy(devnet.rpcUrl)
+    // The RPC refuses an eth_getLogs over more than 50 blocks (HTTP 413, naming no limit: so halved),
+    // and, while `down`, answers every request with HTTP 400 (not retried by the transport).
+    const widest = 50n
+    const logRanges: { from: bigint; to: bigint; refused: boolean }[] = []
+    let down = false
+    proxy.setInterceptor((calls) => {
+      if (down) return 400
+      const getLogs = calls.find((call) => call.method === 'eth_getLogs')
+      if (!getLogs) return undefined
+      const range = rangeOf(getLogs)
+      const refused = range.to - range.from + 1n > widest
+      logRanges.push({ ...range, refused })
+      return refused ? 413 : undefined
+    })
+    const wallet = merchant()
+    const savedEth = await client().getBalance({ address: wallet })
+    const gasPrice = await client().getGasPrice()
+    // Less ETH than ten sweeps need (300,000 gas each at today's gas price).
+    await t.testClient.setBalance({ address: wallet, value: gasPrice * 1_000_000n })
+    const start = await usdcBalance(devnet, wallet)
+    const watcher = startWatcher(
+      {
+        MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
+        BASE_SEPOLIA_RPC_URL: proxy.url,
+      },
+      [
+        ...['--addresses', addressesPath, '--reserve', formatUsdc(start)],
+        ...['--poll', '0.2', '--debounce', '100', '--max-idle-wait', '1'],
+      ],
+    )
+    try {
+      const started = await watcher.next(is('start'))
+      const lowGas = await watcher.next(is('warning', 'low-gas'))
+      const details = lowGas.details as { sender: string; balanceWei: string; neededWei: string }
+      expect(details.sender).toBe(wallet)
+      expect(BigInt(details.balanceWei)).toBe(gasPrice * 1_000_000n)
+      expect(BigInt(details.balanceWei)).toBeLessThan(BigInt(details.neededWei))
+      await t.testClient.setBalance({ address: wallet, value: savedEth })
+
+      // 300 blocks at once (at least), then an inflow: the scan halves its range until the RPC
+      // accepts it, keeps that limit, reads every block once, and sweeps the inflow. Halving is no
+      // problem to report.
+      await t.testClient.mine({ blocks: 300 })
+      await transferToMerchant(devnet, parseUsdc('12'))
+      expect(await watcher.next(is('deposit'))).toMatchObject({ amount: { atomic: '12000000' } })
+      const width = (range: { from: bigint; to: bigint }) => range.to - range.from + 1n
+      const refused = logRanges.filter((range) => range.refused)
+      expect(refused.length).toBeGreaterThan(0)
+      for (const [i, range] of refused.slice(1).entries()) {
+        expect(width(range)).toBeLessThanOrEqual((width(refused[i] as typeof range) + 1n) / 2n)
+      }
+      const accepted = logRanges.filter((range) => !range.refused)
+      expect(accepted.every((range) => width(range) <= widest)).toBe(true)
+      let next = BigInt(started.fromBlock as string) + 1n
+      for (const range of accepted) {
+        expect(range.from).toBe(next)
+        next = range.to + 1n
+      }
+      expect(watcher.events.filter(is('problem'))).toEqual([])
+
+      // Deposits paused: the inflow's sweep deposits nothing, and once it has waited a second the
+      // watcher warns. Unpaused, the next inflow's sweep deposits both.
+      await t.asDeployer(devnet.addresses.router, 'function pauseDeposits()')
+      await transferToMerchant(devnet, parseUsdc('11'))
+      await watcher.next((line) => line.event === 'sweep' && line.reason === 'paused')
+      const idle = await watcher.next(is('warning', 'idle-waiting'))
+      expect(idle.message).toMatch(/waited \d+ s without a deposit.*\(last: paused\)/)
+      await t.asDeployer(devnet.addresses.router, 'function unpauseDeposits()')
+      await transferToMerchant(devnet, parseUsdc('1'))
+      expect(await watcher.next(is('deposit'))).toMatchObject({ amount: { atomic: '12000000' } })
+
+      // An outage: every scan fails, and the wait doubles from --poll (0.2 s) between them. An inflow
+      // during it is seen once the RPC answers again: the scan resumes from the block it reached.
+      down = true
+      const failures = [
+        await watcher.next(is('problem', 'inflow-scan')),
+        await watcher.next(is('problem', 'inflow-scan')),
+        await watcher.next(is('problem', 'inflow-scan')),
+      ]
+      expect(failures.every((failure) => failure.willRetry === true)).toBe(true)
+      expect(
+        at(failures[1] as WatchEventLine) - at(failures[0] as WatchEventLine),
+      ).toBeGreaterThanOrEqual(400)
+      expect(
+        at(failures[2] as WatchEventLine) - at(failures[1] as WatchEventLine),
+      ).toBeGreaterThanOrEqual(800)
+      await transferToMerchant(devnet, parseUsdc('10'))
+      down = false
+      expect(await watcher.next(is('inflow'))).toMatchObject({ amount: { atomic: '10000000' } })
+      expect(await watcher.next(is('deposit'))).toMatchObject({ amount: { atomic: '10000000' } })
+
+      watcher.child.kill('SIGTERM')
+      expect(await watcher.exited).toBe(0)
+      // Exact accounting: start + received = end + deposited.
+      const deposited = watcher.events
+        .filter(is('deposit'))
+        .reduce((sum, line) => sum + BigInt((line.amount as { atomic: string }).atomic), 0n)
+      expect(start + parseUsdc('34')).toBe((await usdcBalance(devnet, wallet)) + deposited)
+      expect(deposited).toBe(parseUsdc('34'))
+      // The only problems are the outage's: the scans, and the gas read after a sweep if it fell in it.
+      const problems = watcher.events.filter(is('problem'))
+      expect(
+        problems.every((problem) => ['inflow-scan', 'gas-read'].includes(problem.phase as string)),
+      ).toBe(true)
+      expect(problems.every((problem) => problem.willRetry === true)).toBe(true)
+    } finally {
+      watcher.child.kill('SIGKILL')
+      await t.testClient.setBalance({ address: wallet, value: savedEth })
+      await proxy.close()
+    }
+  }, 30_000)
 })

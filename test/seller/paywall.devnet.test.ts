@@ -618,6 +618,42 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
       expect(await merchantBalance()).toBe(start + parseUsdc('0.5'))
     })
 
+    it('sweep: false, with a read-only vault client: paid requests settle, nothing is swept in-process', async () => {
+      const start = await merchantBalance()
+      const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+      // No wallet client: an instance swept by `x402-vault sweep --watch` holds no key that signs.
+      const vault = createVaultClient({
+        publicClient: merchantVault(devnet, proxy.url).publicClient,
+        chain: devnet.chain,
+        addresses: devnet.addresses,
+      })
+      const paywall = await framework.createPaywall({
+        vault,
+        payTo: devnet.accounts.merchant.address,
+        facilitator: { url: devnet.facilitatorUrl as string },
+        routes: paidRoutes('1'),
+        sweep: false,
+      })
+      cleanups.push(() => paywall.close())
+      expect(paywall.sweeper).toBeUndefined()
+      const app = await framework.start(paywall.middleware)
+      cleanups.push(app.stop)
+      const pay = buyerFetch(devnet, app.fetch)
+      const from = rpc.calls.length
+      const responses = await Promise.all(
+        Array.from({ length: 3 }, () => pay(`${app.baseUrl}/paid`)),
+      )
+      expect(responses.map((response) => response.status)).toEqual([200, 200, 200])
+      await paywall.close()
+      // Every sale is in the wallet: no sweep read, no send, no deposit.
+      expect(await merchantBalance()).toBe(start + parseUsdc('3'))
+      expect(rpc.calls.slice(from).filter((call) => isSweepRead(call, devnet))).toEqual([])
+      expect(
+        rpc.calls.slice(from).filter((call) => call.method === 'eth_sendRawTransaction'),
+      ).toEqual([])
+      expect(await receiptsFrom(devnet, devnet.accounts.merchant.address, firstBlock)).toEqual([])
+    })
+
     it('sends the facilitator its bearer token', async () => {
       const token = 'devnet-secret-token'
       const guarded = await startFacilitatorServer({

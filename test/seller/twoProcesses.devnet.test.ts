@@ -20,7 +20,7 @@ import {
   usdcBalance,
 } from '../support/merchant.js'
 import { buyerFetch } from '../support/merchantApps.js'
-import { spawnMerchant } from '../support/spawnMerchant.js'
+import { spawnMerchant, sweepUntilIdle } from '../support/spawnMerchant.js'
 
 let devnet: Devnet
 let t: DevnetClients
@@ -143,17 +143,7 @@ describe('two merchant shops with one key', () => {
         }
         const received = parseUsdc(String(rounds * 2 * salesPerShop))
 
-        // Manual sweeps, one process at a time, until neither finds anything to deposit: each queues
-        // behind its own process's sweep in flight, so the last ones see the settled wallet.
-        for (let pass = 0; pass < 5; pass++) {
-          const results = []
-          for (const shop of shops) {
-            const before = shop.events.length
-            shop.send('sweep')
-            results.push(await shop.next('swept', before))
-          }
-          if (results.every((result) => result.deposited === false)) break
-        }
+        await sweepUntilIdle(shops)
 
         expect(await Promise.all(shops.map((shop) => shop.close()))).toEqual([0, 0])
         const receipts = await receiptsFrom(devnet, merchant, firstBlock)

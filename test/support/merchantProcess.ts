@@ -1,11 +1,14 @@
 /**
- * One merchant web process for the "several processes, one key" test: an Express app behind
- * `createPaywall`, with the sweeper on. Run with `node --import tsx` and this environment:
+ * One merchant web process for the "several processes, one key" tests: an Express app behind
+ * `createPaywall`, with the sweeper on, or off (`SWEEP=off`: `sweep: false`, for instances that
+ * `x402-vault sweep --watch` sweeps). Run with `node --import tsx` and this environment:
  * `RPC_URL`, `FACILITATOR_URL`, `ADDRESSES` (JSON), `MERCHANT_PRIVATE_KEY`, `RESERVE` (base units).
  *
  * It writes one JSON line per event on stdout: `ready` (with its port), `deposit`, `problem`,
- * `swept` (after a `sweep` command: its result, or `failed` with the error code) and `closed`. On stdin it takes `sweep` (a manual sweep) and
- * `close` (close the paywall and exit).
+ * `swept` (after a `sweep` command: its result, or `failed` with the error code), `switched` and
+ * `closed`. On stdin it takes `sweep` (a manual sweep), `sweeper on <reserve>` or `sweeper off` (a
+ * new paywall in place of the old one, which is closed: the same process in the other shape, without
+ * another start) and `close` (close the paywall and exit).
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -31,26 +34,30 @@ const vault = createVaultClient({
   addresses: JSON.parse(env.ADDRESSES as string),
 })
 
-const paywall = await createPaywall({
-  vault,
-  payTo: account.address,
-  facilitator: { url: env.FACILITATOR_URL as string },
-  routes: {
-    'GET /paid': { price: '1', description: 'A paid answer', mimeType: 'application/json' },
-  },
-  sweep: {
-    minIdleThreshold: '0',
-    reserve: BigInt(env.RESERVE as string),
-    debounceMs: 0,
-    retry: { initialDelayMs: 50 },
-    onIdleDeposit: (deposit) => say({ type: 'deposit', ...deposit }),
-    onNonFatalError: ({ phase, error, willRetry }) =>
-      say({ type: 'problem', phase, willRetry, code: error.code, message: error.message }),
-  },
-})
+const paywallWith = (sweeper: boolean, reserve: bigint) =>
+  createPaywall({
+    vault,
+    payTo: account.address,
+    facilitator: { url: env.FACILITATOR_URL as string },
+    routes: {
+      'GET /paid': { price: '1', description: 'A paid answer', mimeType: 'application/json' },
+    },
+    sweep: !sweeper
+      ? false
+      : {
+          minIdleThreshold: '0',
+          reserve,
+          debounceMs: 0,
+          retry: { initialDelayMs: 50 },
+          onIdleDeposit: (deposit) => say({ type: 'deposit', ...deposit }),
+          onNonFatalError: ({ phase, error, willRetry }) =>
+            say({ type: 'problem', phase, willRetry, code: error.code, message: error.message }),
+        },
+  })
+let paywall = await paywallWith(env.SWEEP !== 'off', BigInt(env.RESERVE as string))
 
 const app = express()
-app.use(paywall.middleware)
+app.use((req, res, next) => paywall.middleware(req, res, next))
 app.get('/paid', (_req, res) => {
   res.json({ paid: true })
 })
@@ -59,12 +66,19 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 say({ type: 'ready', port: (server.address() as AddressInfo).port })
 
 for await (const line of createInterface({ input: process.stdin })) {
-  if (line === 'sweep') {
+  if (line === 'sweep' && paywall.sweeper) {
     // A manual sweep rejects on failure (a collision with the other process, say): report it.
     await paywall.sweeper.depositIdle().then(
       (result) => say({ type: 'swept', ...result }),
       (error) => say({ type: 'swept', failed: error.code ?? String(error) }),
     )
+  }
+  const [command, mode, reserve] = line.split(' ')
+  if (command === 'sweeper') {
+    const old = paywall
+    paywall = await paywallWith(mode === 'on', BigInt(reserve ?? 0))
+    await old.close()
+    say({ type: 'switched', sweeper: mode })
   }
   if (line === 'close') break
 }

@@ -32,12 +32,18 @@ export type MerchantProcess = {
  * @param devnet - The devnet, with its facilitator.
  * @param rpcUrl - Where the process sends its RPC requests.
  * @param reserve - The sweeper's reserve, in base units.
+ * @param options - `sweep: false` turns its in-process sweeper off.
  * @returns The process.
  * @example
  * const shop = spawnMerchant(devnet, proxy.url, start - parseUsdc('10'))
  * const { port } = await shop.next('ready')
  */
-export function spawnMerchant(devnet: Devnet, rpcUrl: string, reserve: bigint): MerchantProcess {
+export function spawnMerchant(
+  devnet: Devnet,
+  rpcUrl: string,
+  reserve: bigint,
+  options: { sweep?: false } = {},
+): MerchantProcess {
   const child: ChildProcess = spawn(
     process.execPath,
     ['--import', 'tsx', join(import.meta.dirname, 'merchantProcess.ts')],
@@ -50,6 +56,7 @@ export function spawnMerchant(devnet: Devnet, rpcUrl: string, reserve: bigint): 
         ADDRESSES: JSON.stringify(devnet.addresses),
         MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
         RESERVE: reserve.toString(),
+        ...(options.sweep === false ? { SWEEP: 'off' } : {}),
       },
       stdio: ['pipe', 'pipe', 'inherit'],
     },
@@ -86,5 +93,25 @@ export function spawnMerchant(devnet: Devnet, rpcUrl: string, reserve: bigint): 
       child.kill('SIGKILL')
     },
     exited,
+  }
+}
+
+/**
+ * Manual sweeps, one process at a time, until none finds anything to deposit (at most five passes):
+ * each queues behind its own process's sweep in flight, so the last ones see the settled wallet.
+ *
+ * @param shops - Merchant processes with their sweeper on.
+ * @example
+ * await sweepUntilIdle(shops)
+ */
+export async function sweepUntilIdle(shops: MerchantProcess[]): Promise<void> {
+  for (let pass = 0; pass < 5; pass++) {
+    const results = []
+    for (const shop of shops) {
+      const before = shop.events.length
+      shop.send('sweep')
+      results.push(await shop.next('swept', before))
+    }
+    if (results.every((result) => result.deposited === false)) return
   }
 }
