@@ -3,15 +3,19 @@ import { simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultChainName } from '../chains.js'
 import type { VaultContext } from '../context.js'
-import { VaultContractError } from '../errors/classes.js'
-import { asMorphoUnreachable, fromRevertData } from '../errors/contract.js'
 import {
   assertDepositPossible,
   type DepositChecks,
   readDepositChecks,
 } from '../internal/depositPreflight.js'
 import { guard } from '../internal/read.js'
-import { type StepOutcome, type StepsSimulation, simulateSteps } from '../internal/simulateSteps.js'
+import {
+  belowMinimumError,
+  type StepOutcome,
+  type StepsSimulation,
+  simulateSteps,
+  stepRevertError,
+} from '../internal/simulateSteps.js'
 import {
   applySlippage,
   validateAmount,
@@ -219,18 +223,11 @@ async function simulatedDeposit(
     (approve.status === 'reverted' && ['approve', approve]) ||
     (deposit.status === 'reverted' && ['deposit', deposit]) ||
     undefined
+  const action = 'Deposit simulation'
   if (failed) {
     const [functionName, outcome] = failed as [string, StepOutcome]
-    const error = fromRevertData(outcome.data, {
-      contract: functionName === 'approve' ? 'usdc' : 'router',
-      functionName,
-      prefix: 'Deposit simulation: ',
-      cause: undefined,
-    })
-    // As the reads decode it: a revert no vault ABI knows while Morpho does not answer is Morpho's.
-    throw decode.morphoReachable === false
-      ? asMorphoUnreachable(error, 'Deposit simulation: ')
-      : error
+    const contract = functionName === 'approve' ? 'usdc' : 'router'
+    throw stepRevertError(decode, { contract, functionName, action }, outcome.data)
   }
   const shares = decodeFunctionResult({
     abi: routerAbi,
@@ -238,16 +235,7 @@ async function simulatedDeposit(
     data: deposit.data,
   })
   if (shares < plan.minSharesOut) {
-    throw new VaultContractError(
-      `Deposit simulation: the deposit would mint ${formatUsdc(shares)} shares, fewer than the ${formatUsdc(plan.minSharesOut)} it accepts (SlippageExceeded); plan it again.`,
-      {
-        code: 'SLIPPAGE_EXCEEDED',
-        errorName: 'SlippageExceeded',
-        args: [shares, plan.minSharesOut],
-        contract: 'router',
-        details: { functionName: 'deposit' },
-      },
-    )
+    throw belowMinimumError(decode, { functionName: 'deposit', action }, shares, plan.minSharesOut)
   }
   return shares
 }

@@ -3,10 +3,13 @@ import { simulateContract } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
 import type { VaultChainName } from '../chains.js'
 import type { VaultContext } from '../context.js'
-import { VaultContractError } from '../errors/classes.js'
-import { asMorphoUnreachable, fromRevertData } from '../errors/contract.js'
-import { guard } from '../internal/read.js'
-import { type StepsSimulation, simulateSteps } from '../internal/simulateSteps.js'
+import { type DecodeContext, guard } from '../internal/read.js'
+import {
+  belowMinimumError,
+  type StepsSimulation,
+  simulateSteps,
+  stepRevertError,
+} from '../internal/simulateSteps.js'
 import { validateSlippage, validateWallet } from '../internal/validate.js'
 import {
   parseWithdrawTarget,
@@ -167,7 +170,7 @@ export async function planWithdraw(
  * decides. A revert throws, decoded; so does a payout below `minUsdcOut`.
  */
 function simulatedUsdcOut(
-  ctx: VaultContext & { morphoReachable?: boolean | undefined },
+  ctx: DecodeContext,
   quote: WithdrawQuote,
   simulation: StepsSimulation,
   warnings: PlanWarning[],
@@ -183,15 +186,9 @@ function simulatedUsdcOut(
   }
   const [step] = simulation.steps
   if (!step) return undefined
-  const prefix = 'Withdrawal simulation: '
+  const action = 'Withdrawal simulation'
   if (step.status === 'reverted') {
-    const error = fromRevertData(step.data, {
-      contract: 'router',
-      functionName: 'withdraw',
-      prefix,
-      cause: undefined,
-    })
-    throw ctx.morphoReachable === false ? asMorphoUnreachable(error, prefix) : error
+    throw stepRevertError(ctx, { contract: 'router', functionName: 'withdraw', action }, step.data)
   }
   let shares = quote.shares
   let out: bigint
@@ -207,16 +204,7 @@ function simulatedUsdcOut(
   // The checked shares are one more than the quote (or all of them): simulate those instead.
   if (shares !== quote.shares) return undefined
   if (out < quote.minUsdcOut) {
-    throw new VaultContractError(
-      `${prefix}the withdrawal would pay ${formatUsdc(out)} USDC, less than the ${formatUsdc(quote.minUsdcOut)} USDC it accepts (SlippageExceeded); plan it again.`,
-      {
-        code: 'SLIPPAGE_EXCEEDED',
-        errorName: 'SlippageExceeded',
-        args: [out, quote.minUsdcOut],
-        contract: 'router',
-        details: { functionName: 'withdraw' },
-      },
-    )
+    throw belowMinimumError(ctx, { functionName: 'withdraw', action }, out, quote.minUsdcOut)
   }
   return out
 }

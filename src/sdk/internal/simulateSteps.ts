@@ -1,6 +1,10 @@
-import { type Address, type Hex, isHex } from 'viem'
+import { type Address, encodeErrorResult, type Hex, isHex } from 'viem'
+import { routerAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
+import type { VaultError } from '../errors/classes.js'
+import { asMorphoUnreachable, fromRevertData } from '../errors/contract.js'
 import { MalformedRpcAnswerError, readRpcFailure } from '../errors/rpc.js'
+import type { DecodeContext } from './read.js'
 
 /** One step to simulate: a call from the plan's wallet. */
 export type SimulatedStep = { to: Address; data: Hex }
@@ -86,4 +90,41 @@ function outcomesOf(answer: unknown, count: number): StepOutcome[] {
       return { status: 'reverted', data: revert }
     },
   )
+}
+
+/**
+ * The decoded error of a simulated step that reverted with `data`, as the plan's reads decode theirs
+ * (a revert no vault ABI knows, while Morpho does not answer, is Morpho's).
+ *
+ * @param decode - The vault client and what the reads learnt of Morpho.
+ * @param step - The step's contract role and function, and the action for the message.
+ * @param data - The revert data.
+ * @returns The error to throw.
+ */
+export function stepRevertError(
+  decode: DecodeContext,
+  step: { contract: 'router' | 'usdc'; functionName: string; action: string },
+  data: Hex,
+): VaultError {
+  const prefix = `${step.action}: `
+  const error = fromRevertData(data, { ...step, prefix, cause: undefined })
+  return decode.morphoReachable === false ? asMorphoUnreachable(error, prefix) : error
+}
+
+/**
+ * The error of a simulated router call whose result is below the minimum the planned transaction
+ * accepts: the router's own `SlippageExceeded(received, minimum)`, which the transaction would revert with.
+ */
+export function belowMinimumError(
+  decode: DecodeContext,
+  step: { functionName: 'deposit' | 'withdraw'; action: string },
+  received: bigint,
+  minimum: bigint,
+): VaultError {
+  const data = encodeErrorResult({
+    abi: routerAbi,
+    errorName: 'SlippageExceeded',
+    args: [received, minimum],
+  })
+  return stepRevertError(decode, { ...step, contract: 'router' }, data)
 }
