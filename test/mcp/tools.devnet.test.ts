@@ -120,6 +120,16 @@ describe('tools/list', () => {
       name: 'x402-vault',
       version: packageJson.version,
     })
+    // How the tools fit together, in the order an agent uses them.
+    const instructions = mcp.client.getInstructions() ?? ''
+    const at = ['1. Read', '2. Plan', '3. Let the user', '4. Read again'].map((step) =>
+      instructions.indexOf(step),
+    )
+    expect(at.every((index) => index >= 0)).toBe(true)
+    expect(at).toEqual([...at].sort((a, b) => a - b))
+    for (const phrase of ['steps', 'calls', 'wallet_sendCalls', 'never signs or sends']) {
+      expect(instructions).toContain(phrase)
+    }
   })
 
   it('shows every input field with a description, and refuses unknown ones in the schema', () => {
