@@ -1,5 +1,5 @@
 import { cpus } from 'node:os'
-import { mcpToolNames, readToolNames } from '../test/support/mcpToolNames.js'
+import { mcpToolNames } from '../test/support/mcpToolNames.js'
 import type { Burst } from './burst.js'
 import type { BuyerBench } from './buyer.js'
 import type { ColdStart } from './coldStart.js'
@@ -121,13 +121,9 @@ export function buildReport(
 
   const budgets: BudgetCheck[] = [
     atMost('rpcRoundTrips.startup', rpcRoundTrips.startup, 2, 'round trips'),
+    // Reads and plans alike: a plan's reads and its simulation travel in one JSON-RPC batch.
     ...mcpToolNames.map((tool) =>
-      atMost(
-        `rpcRoundTrips.${tool}`,
-        rpcRoundTrips[tool],
-        readToolNames.includes(tool) ? 1 : 2,
-        'round trips',
-      ),
+      atMost(`rpcRoundTrips.${tool}`, rpcRoundTrips[tool], 1, 'round trips'),
     ),
     atMost('mcpColdStartMs', measured.coldStart.medianMs, 150, 'ms'),
     atMost('mcpColdStartRatio', measured.coldStart.ratio, 6, '× node -e 0'),

@@ -103,8 +103,8 @@ try {
 
 /**
  * Registers the merchant, deposits 500 USDC and approves the router for 100 more, so that every
- * read has a position to show and every plan takes its full path (a deposit plan is simulated only
- * when the allowance covers it).
+ * read has a position to show and every plan takes its full path (with the allowance, a deposit plan
+ * is that of a wallet that needs nothing before the deposit).
  */
 async function prepareMerchant(devnet: Devnet): Promise<Address> {
   progress('preparing the merchant: register, deposit 500 USDC, approve 100 USDC')
@@ -116,8 +116,8 @@ async function prepareMerchant(devnet: Devnet): Promise<Address> {
 }
 
 /**
- * The MCP and SDK rows need the merchant's allowance (a deposit plan is simulated only when it
- * covers the amount); the seller rows run as a fresh merchant does, without one, so that every sweep
+ * The MCP and SDK rows use the merchant's allowance (the deposit plan of a wallet that needs nothing
+ * before the deposit); the seller rows run as a fresh merchant does, without one, so that every sweep
  * signs an EIP-2612 permit, as in production.
  */
 async function revokeAllowance(devnet: Devnet): Promise<void> {

@@ -9,8 +9,10 @@ export type SdkCall = { roundTrips: number; budget: number; p50Ms: number; p95Ms
 
 /**
  * Measures the SDK calls under the MCP tools, in process (no MCP, no stdio): round trips counted at
- * the transport's fetch, and latency on the devnet. Budgets from PRODUCT.md §4: verification 2
- * (`eth_chainId` and one multicall), each read 1, each plan at most 2.
+ * the transport's fetch, and latency on the devnet, over a batching transport (`batch: true`, as the MCP
+ * server uses): a plan's multicall and its simulation start in the same tick and share one request.
+ * Budgets from PRODUCT.md §4 and §9: verification 2 (`eth_chainId` and one multicall), each read 1,
+ * each plan 1.
  *
  * @param ctx - The devnet, the prepared merchant wallet, the sample count.
  * @returns The calls by name.
@@ -23,7 +25,7 @@ export async function measureSdkCalls(ctx: BenchContext): Promise<Record<string,
   const vault = createVaultClient({
     publicClient: createPublicClient({
       chain: ctx.devnet.viemChain,
-      transport: vaultHttp(ctx.devnet.rpcUrl, { fetchFn: counter.fetchFn }),
+      transport: vaultHttp(ctx.devnet.rpcUrl, { fetchFn: counter.fetchFn, batch: true }),
     }),
     chain: ctx.devnet.chain,
     addresses: ctx.devnet.addresses,
@@ -35,10 +37,10 @@ export async function measureSdkCalls(ctx: BenchContext): Promise<Record<string,
     ['getStatus', 1, () => vault.getStatus()],
     ['getYield', 1, () => vault.getYield()],
     ['getPosition', 1, () => vault.getPosition({ wallet })],
-    ['planApproveUsdc', 2, () => vault.planApproveUsdc({ wallet, amount })],
-    ['planDeposit', 2, () => vault.planDeposit({ wallet, amount })],
-    ['planWithdraw (amount)', 2, () => vault.planWithdraw({ wallet, amount })],
-    ['planWithdraw (shares)', 2, () => vault.planWithdraw({ wallet, shares: amount })],
+    ['planApproveUsdc', 1, () => vault.planApproveUsdc({ wallet, amount })],
+    ['planDeposit', 1, () => vault.planDeposit({ wallet, amount })],
+    ['planWithdraw (amount)', 1, () => vault.planWithdraw({ wallet, amount })],
+    ['planWithdraw (shares)', 1, () => vault.planWithdraw({ wallet, shares: amount })],
   ]
   const results: Record<string, SdkCall> = {}
   for (const [name, budget, run] of calls) {

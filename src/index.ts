@@ -152,6 +152,13 @@ export {
   parseUsdc,
   USDC_DECIMALS,
 } from './sdk/money.js'
+export type {
+  PlanWarning,
+  PlanWarningCode,
+  PlanWarningLevel,
+  WalletCall,
+  WalletCalls,
+} from './sdk/plans.js'
 export { formatRayPercent, RAY } from './sdk/rates.js'
 export {
   type AttachToResourceServerOptions,

@@ -6,7 +6,9 @@ import {
   formatUsdc,
   type InitializeTransaction,
   mapField,
+  type PlanWarning,
   type VaultContext,
+  type WalletCalls,
   type WithdrawTransaction,
 } from '../index.js'
 
@@ -87,12 +89,48 @@ export function transactionJson(transaction: PlannedTransaction): TransactionJso
   }
 }
 
-/** The fields every plan starts with: chain, chain id, the warning and the transaction. */
-export function planEnvelope(vault: VaultContext, transaction: PlannedTransaction) {
+/** A plan's EIP-5792 batch in tool output: the chain id and values in hex, as `wallet_sendCalls` takes them. */
+export type WalletCallsJson = {
+  version: '2.0.0'
+  chainId: `0x${string}`
+  from: string
+  atomicRequired: true
+  calls: { to: string; data: string; value: '0x0' }[]
+}
+
+/**
+ * Shows a plan's EIP-5792 batch as `wallet_sendCalls` takes it.
+ *
+ * @param calls - The SDK plan's `calls`.
+ * @returns `{ version: '2.0.0', chainId: '0x14a34', from, atomicRequired: true, calls: [{ to, data, value: '0x0' }] }`.
+ * @example
+ * walletCallsJson(plan.calls).chainId // '0x14a34' on Base Sepolia
+ */
+export function walletCallsJson(calls: WalletCalls): WalletCallsJson {
+  return {
+    version: calls.version,
+    chainId: `0x${calls.chainId.toString(16)}`,
+    from: calls.from,
+    atomicRequired: true,
+    calls: calls.calls.map((call) => {
+      // As in transactionJson: no vault call carries ETH.
+      if (call.value !== 0n) throw new Error('a planned call carries ETH')
+      return { to: call.to, data: call.data, value: '0x0' as const }
+    }),
+  }
+}
+
+/** The fields every plan starts with: chain, chain id, the warnings, the transaction and its batch. */
+export function planEnvelope(
+  vault: VaultContext,
+  plan: { transaction: PlannedTransaction; calls: WalletCalls; warnings: readonly PlanWarning[] },
+) {
   return {
     chain: vault.chain,
     chainId: vault.chainId,
     warning: planWarning,
-    transaction: transactionJson(transaction),
+    warnings: [...plan.warnings],
+    transaction: transactionJson(plan.transaction),
+    calls: walletCallsJson(plan.calls),
   }
 }

@@ -159,13 +159,63 @@ export function transactionOutput(description: string) {
     .describe(description)
 }
 
-/** The fields every plan carries: the chain, the warning, the transaction, and the next steps in words. */
+/** A plan's steps as one EIP-5792 `wallet_sendCalls` request. */
+export function walletCallsOutput() {
+  return z
+    .object({
+      version: z.literal('2.0.0').describe('The EIP-5792 request version.'),
+      chainId: z.string().describe('The chain id in hex: "0x14a34" on Base Sepolia.'),
+      from: addressOutput('The wallet that sends the batch.'),
+      atomicRequired: z
+        .literal(true)
+        .describe('The steps only make sense together: the wallet must run all of them or none.'),
+      calls: z
+        .array(
+          z.object({
+            to: addressOutput('The contract to call.'),
+            data: z.string().describe('The calldata, 0x-prefixed hex.'),
+            value: z.literal('0x0').describe('ETH to send: always none.'),
+          }),
+        )
+        .describe('Every step of the plan, in order.'),
+    })
+    .describe(
+      'Every step of the plan as one EIP-5792 wallet_sendCalls request, for a smart wallet (or an EIP-7702 account) to run atomically in one transaction. A plain wallet sends the steps one by one instead.',
+    )
+}
+
+/** The structured warnings of a plan. */
+export function planWarningsOutput() {
+  return z
+    .array(
+      z.object({
+        level: z
+          .enum(['info', 'warning', 'error'])
+          .describe(
+            'info: worth knowing; warning: the plan may fail if the chain moves before it is sent; error: the plan will not succeed as it stands.',
+          ),
+        code: z
+          .string()
+          .describe(
+            'Stable code, such as ORACLE_STALE, TVL_CAP_CLOSE, WITHDRAW_CAPACITY_LOW, SLIPPAGE_WIDE or SIMULATION_UNSUPPORTED.',
+          ),
+        message: z.string().describe('What it means, in words.'),
+      }),
+    )
+    .describe(
+      'What could still go wrong or is worth knowing, each with a level and a stable code; empty when nothing is. A plan that cannot succeed is refused (isError) with its code rather than returned.',
+    )
+}
+
+/** The fields every plan carries: the chain, the warnings, the transaction, its batch, and the next steps. */
 export function planOutputShape(transactionDescription: string) {
   return {
     chain: chainOutput(),
     chainId: z.number().int().describe('84532 on Base Sepolia.'),
     warning: z.literal(planWarning).describe('Nothing was signed or sent.'),
+    warnings: planWarningsOutput(),
     transaction: transactionOutput(transactionDescription),
+    calls: walletCallsOutput(),
     nextSteps: z.string().describe('What to do with the plan, in plain words.'),
   }
 }

@@ -14,7 +14,12 @@ export type CreateServerOptions = {
   logger?: McpLogger | undefined
 }
 
-const instructions = `Tools for the x402-vault USDC yield vault on Base Sepolia. vault_status, vault_check_yield and vault_get_position read the chain. vault_plan_approve_usdc, vault_plan_deposit and vault_plan_withdraw return unsigned transactions: this server holds no key and cannot sign or send, so the user reviews each plan and sends it from their own wallet. Amounts are decimal USDC strings such as "12.5".`
+const instructions = `Tools for the x402-vault USDC yield vault on Base Sepolia. This server holds no key and never signs or sends; amounts are decimal USDC strings such as "12.5".
+1. Read: vault_status (pause, caps, oracle), vault_check_yield (rates), vault_get_position (a wallet's shares, value, registration, allowance).
+2. Plan: vault_plan_deposit, vault_plan_withdraw or vault_plan_approve_usdc returns unsigned transactions, with structured warnings (level and code). An isError answer names what blocks the plan; fix that first.
+3. Let the user's wallet sign: a plain wallet sends steps (or transaction) one by one, in order, each after the previous is confirmed; a smart wallet (or EIP-7702 account) sends calls in one wallet_sendCalls request, all or nothing.
+4. Read again (vault_get_position) to confirm the result.
+`
 
 /**
  * Creates the x402-vault MCP server (not yet connected): six tools, three reads and three unsigned

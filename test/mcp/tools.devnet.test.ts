@@ -1,11 +1,13 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import { decodeFunctionData, getAddress } from 'viem'
-import { readContract } from 'viem/actions'
+import { type Address, decodeFunctionData, encodeFunctionData, getAddress, parseEther } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { readContract, waitForTransactionReceipt } from 'viem/actions'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import packageJson from '../../package.json' with { type: 'json' }
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi, shareTokenAbi, usdcAbi } from '../../src/index.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
+import { batchExecutorAbi, compileBatchExecutor, executorCalls } from '../support/batchExecutor.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { devnetClients } from '../support/devnet.js'
 import {
@@ -26,6 +28,7 @@ const knobs = {
   mint: 'function mint(address to, uint256 amount)',
   convertReverts: 'function setConvertToAssetsReverts(bool reverts)',
   maxWithdraw: 'function setMaxWithdrawCap(uint256 cap)',
+  pauseObservations: 'function setObservationsPaused(bool paused)',
 }
 /** A JSON answer, read field by field in the tests; `ok()` checks it against the output schema. */
 // biome-ignore lint/suspicious/noExplicitAny: answers are JSON checked against their listed schema
@@ -82,6 +85,17 @@ function error(name: string, args: Record<string, unknown>, code: string) {
   return callToolError(mcp.client, name, args, code)
 }
 
+/** Deploys the test-only EIP-7702 batch executor from the deployer. */
+async function deployBatchExecutor(): Promise<Address> {
+  const hash = await t.walletFor(t.deployer).deployContract({
+    abi: batchExecutorAbi,
+    bytecode: compileBatchExecutor(),
+  })
+  const receipt = await waitForTransactionReceipt(t.publicClient, { hash })
+  if (!receipt.contractAddress) throw new Error('the batch executor was not deployed')
+  return receipt.contractAddress
+}
+
 /** Registers the merchant and deposits through the SDK (the test's own signer, not the server). */
 async function merchantDeposits(usdc: string) {
   await t.vault.ensureInitializedAndWait()
@@ -106,6 +120,16 @@ describe('tools/list', () => {
       name: 'x402-vault',
       version: packageJson.version,
     })
+    // How the tools fit together, in the order an agent uses them.
+    const instructions = mcp.client.getInstructions() ?? ''
+    const at = ['1. Read', '2. Plan', '3. Let the user', '4. Read again'].map((step) =>
+      instructions.indexOf(step),
+    )
+    expect(at.every((index) => index >= 0)).toBe(true)
+    expect(at).toEqual([...at].sort((a, b) => a - b))
+    for (const phrase of ['steps', 'calls', 'wallet_sendCalls', 'never signs or sends']) {
+      expect(instructions).toContain(phrase)
+    }
   })
 
   it('shows every input field with a description, and refuses unknown ones in the schema', () => {
@@ -259,11 +283,25 @@ describe('plan tools', () => {
       needsApproval: true,
       allowance: { usdc: '0' },
       shortfall: { usdc: '25', atomic: '25000000' },
-      simulated: false,
-      simulatedShares: null,
+      // The whole sequence is simulated as one batch, so a new wallet's deposit is checked too.
+      simulated: true,
+      warnings: [],
       transaction: { functionName: 'deposit', to: getAddress(devnet.addresses.router) },
     })
+    expect(BigInt(plan.simulatedShares)).toBeGreaterThanOrEqual(BigInt(plan.minSharesOut))
     expect(plan.transaction.args).toEqual(['25000000', wallet, plan.minSharesOut])
+    // Every step in order, as one EIP-5792 batch for a smart wallet.
+    expect(plan.calls).toEqual({
+      version: '2.0.0',
+      chainId: '0x14a34',
+      from: wallet,
+      atomicRequired: true,
+      calls: plan.steps.map((step: Answer) => ({
+        to: step.transaction.to,
+        data: step.transaction.data,
+        value: '0x0',
+      })),
+    })
     expect(plan.steps.map((step: Answer) => [step.step, step.transaction.functionName])).toEqual([
       [1, 'initialize'],
       [2, 'approve'],
@@ -280,14 +318,15 @@ describe('plan tools', () => {
     expect(plan.nextSteps).toContain('approve 25 USDC')
   })
 
-  it('vault_plan_deposit simulates when nothing is missing, in two round trips', async () => {
+  it('vault_plan_deposit reads and simulates in one round trip (eth_simulateV1 in the batch)', async () => {
     await t.vault.ensureInitializedAndWait()
     await t.vault.approveUsdcAndWait({ amount: parseUsdc('30') })
     await callToolOk(mcp.client, 'vault_status') // verification is done before counting
-    const { result, requests } = await proxy.measure(() =>
+    const { result, requests, methods } = await proxy.measure(() =>
       ok('vault_plan_deposit', { wallet: t.merchant.address, amountUsdc: '30', slippageBps: 50 }),
     )
-    expect(requests).toBe(2)
+    expect(requests).toBe(1)
+    expect(methods).toContain('eth_simulateV1')
     expect(result).toMatchObject({
       needsRegistration: false,
       needsApproval: false,
@@ -296,6 +335,9 @@ describe('plan tools', () => {
       slippageBps: 50,
     })
     expect(result.steps).toHaveLength(1)
+    expect(result.calls.calls).toEqual([
+      { to: result.transaction.to, data: result.transaction.data, value: '0x0' },
+    ])
     expect(BigInt(result.simulatedShares)).toBeGreaterThanOrEqual(BigInt(result.minSharesOut))
     expect(decodeFunctionData({ abi: routerAbi, data: result.transaction.data })).toMatchObject({
       functionName: 'deposit',
@@ -307,9 +349,11 @@ describe('plan tools', () => {
     await merchantDeposits('60')
     await devnet.advanceTime(30 * 24 * 3600)
     const wallet = t.merchant.address
-    const byAmount = await ok('vault_plan_withdraw', { wallet, amountUsdc: '20' })
+    const byAmount = await ok('vault_plan_withdraw', { wallet, amountUsdc: '20', slippageBps: 50 })
     expect(byAmount).toMatchObject({
       warning,
+      // No slippage applies by amount: it is not echoed as if it did.
+      slippageBps: null,
       mode: 'amount',
       requestedUsdc: { usdc: '20', atomic: '20000000' },
       minUsdcOut: { usdc: '20', atomic: '20000000' },
@@ -318,14 +362,29 @@ describe('plan tools', () => {
     expect(BigInt(byAmount.simulatedUsdcOut.atomic)).toBeGreaterThanOrEqual(20_000_000n)
     expect(byAmount.transaction.args).toEqual([byAmount.shares, wallet, '20000000'])
 
-    const byShares = await ok('vault_plan_withdraw', { wallet, shares: '5000000' })
-    expect(byShares).toMatchObject({ mode: 'shares', requestedUsdc: null, shares: '5000000' })
+    expect(byAmount.calls.calls).toEqual([
+      { to: byAmount.transaction.to, data: byAmount.transaction.data, value: '0x0' },
+    ])
+    const byShares = await ok('vault_plan_withdraw', {
+      wallet,
+      shares: '5000000',
+      slippageBps: 500,
+    })
+    expect(byShares).toMatchObject({
+      mode: 'shares',
+      requestedUsdc: null,
+      shares: '5000000',
+      slippageBps: 500,
+    })
+    expect(byShares.warnings).toEqual([
+      { level: 'warning', code: 'SLIPPAGE_WIDE', message: expect.stringContaining('500 bps') },
+    ])
     expect(BigInt(byShares.minUsdcOut.atomic)).toBeLessThanOrEqual(
       BigInt(byShares.expectedUsdcOut.atomic),
     )
   })
 
-  it('each read makes one RPC round trip; each plan at most two', async () => {
+  it('each read and each plan makes one RPC round trip', async () => {
     await merchantDeposits('60')
     const wallet = t.merchant.address
     await callToolOk(mcp.client, 'vault_status') // verification is done before counting
@@ -335,13 +394,118 @@ describe('plan tools', () => {
       ['vault_get_position', { wallet }, 1],
       ['vault_plan_approve_usdc', { wallet, amountUsdc: '10' }, 1],
       ['vault_plan_deposit', { wallet: emptyWallet, amountUsdc: '10' }, 1], // blocked, with what else
-      ['vault_plan_deposit', { wallet: t.buyer.address, amountUsdc: '10' }, 1], // not simulated
-      ['vault_plan_withdraw', { wallet, amountUsdc: '10' }, 2],
-      ['vault_plan_withdraw', { wallet, shares: '1000000' }, 2],
+      ['vault_plan_deposit', { wallet: t.buyer.address, amountUsdc: '10' }, 1], // with earlier steps
+      ['vault_plan_withdraw', { wallet, amountUsdc: '10' }, 1],
+      ['vault_plan_withdraw', { wallet, shares: '1000000' }, 1],
     ]
     for (const [name, args, budget] of cases) {
       const { requests, methods } = await proxy.measure(() => callTool(mcp.client, name, args))
       expect(requests, `${name} ${JSON.stringify(args)}: ${methods.join(', ')}`).toBe(budget)
+    }
+  })
+
+  it('falls back when the RPC refuses eth_simulateV1, and says so (SIMULATION_UNSUPPORTED)', async () => {
+    await merchantDeposits('40')
+    await t.vault.approveUsdcAndWait({ amount: parseUsdc('20') })
+    const wallet = t.merchant.address
+    await callToolOk(mcp.client, 'vault_status') // verification is done before counting
+    proxy.setFault({ kind: 'method-not-found', methods: ['eth_simulateV1'] })
+    const unsupported = { level: 'warning', code: 'SIMULATION_UNSUPPORTED' }
+    // Nothing missing: the deposit alone is simulated in a second round trip, as before.
+    const alone = await proxy.measure(() => ok('vault_plan_deposit', { wallet, amountUsdc: '20' }))
+    expect(alone.requests).toBe(2)
+    expect(alone.result).toMatchObject({ simulated: true, warnings: [unsupported] })
+    // Earlier steps: every precondition is read, nothing simulated, no second round trip.
+    const steps = await proxy.measure(() =>
+      ok('vault_plan_deposit', { wallet: t.buyer.address, amountUsdc: '20' }),
+    )
+    expect(steps.requests).toBe(1)
+    expect(steps.result).toMatchObject({
+      simulated: false,
+      simulatedShares: null,
+      warnings: [unsupported],
+    })
+    expect(steps.result.steps).toHaveLength(3)
+    for (const args of [{ amountUsdc: '10' }, { shares: '1000000' }]) {
+      const withdrawal = await proxy.measure(() => ok('vault_plan_withdraw', { wallet, ...args }))
+      expect(withdrawal.requests).toBe(2)
+      expect(withdrawal.result.warnings).toEqual([expect.objectContaining(unsupported)])
+      expect(BigInt(withdrawal.result.simulatedUsdcOut.atomic)).toBeGreaterThan(0n)
+    }
+  })
+
+  it('an EIP-7702 account runs a new wallet’s deposit calls in one transaction; with a stale oracle the batch reverts whole', async () => {
+    const account = privateKeyToAccount(generatePrivateKey())
+    await t.testClient.setBalance({ address: account.address, value: parseEther('1') })
+    await t.asDeployer(devnet.addresses.usdc, knobs.mint, [account.address, parseUsdc('100')])
+    const executor = await deployBatchExecutor()
+    const wallet = t.walletFor(account)
+    const authorization = await wallet.signAuthorization({
+      contractAddress: executor,
+      executor: 'self',
+    })
+    const runCalls = async (calls: Answer) => {
+      const hash = await wallet.sendTransaction({
+        authorizationList: [authorization],
+        to: account.address,
+        data: encodeFunctionData({
+          abi: batchExecutorAbi,
+          functionName: 'execute',
+          args: [executorCalls(calls.calls)],
+        }),
+        gas: 2_000_000n,
+      })
+      return waitForTransactionReceipt(t.publicClient, { hash })
+    }
+    const state = async () => {
+      const position = await ok('vault_get_position', { wallet: account.address })
+      return [position.registered, position.liquidUsdc.usdc, position.shares]
+    }
+
+    const plan = await ok('vault_plan_deposit', { wallet: account.address, amountUsdc: '25' })
+    expect(plan.steps).toHaveLength(3)
+    expect(plan.calls).toMatchObject({ from: account.address, atomicRequired: true })
+
+    // With a stale oracle that cannot record: the plan is refused up front (every precondition, not
+    // only the deposit's own), and the same batch, sent anyway, reverts whole.
+    const snap = await t.testClient.snapshot()
+    await t.asDeployer(devnet.addresses.oracle, knobs.pauseObservations, [true])
+    await devnet.advanceTime(3 * 3600)
+    const stale = await error(
+      'vault_plan_deposit',
+      { wallet: account.address, amountUsdc: '25' },
+      'STALE_ORACLE',
+    )
+    expect(stale).toContain('register with the vault router')
+    const reverted = await runCalls(plan.calls)
+    expect(reverted.status).toBe('reverted')
+    expect(await state()).toEqual([false, '100', '0'])
+    await t.testClient.revert({ id: snap })
+
+    // Fresh again: one transaction registers, approves and deposits.
+    const receipt = await runCalls(plan.calls)
+    expect(receipt.status).toBe('success')
+    const [registered, liquid, shares] = await state()
+    expect([registered, liquid]).toEqual([true, '75'])
+    expect(BigInt(shares)).toBeGreaterThanOrEqual(BigInt(plan.minSharesOut))
+  })
+
+  it('warns of a stale oracle that the deposit refreshes itself (ORACLE_STALE)', async () => {
+    await devnet.advanceTime(3 * 3600)
+    const plan = await ok('vault_plan_deposit', { wallet: t.merchant.address, amountUsdc: '10' })
+    expect(plan.simulated).toBe(true)
+    expect(plan.warnings).toEqual([
+      expect.objectContaining({ level: 'warning', code: 'ORACLE_STALE' }),
+    ])
+  })
+
+  it('an empty position is NO_POSITION by amount and by shares', async () => {
+    await t.vault.ensureInitializedAndWait()
+    const wallet = t.merchant.address
+    for (const args of [{ amountUsdc: '10' }, { shares: '1000000' }]) {
+      expect(await error('vault_plan_withdraw', { wallet, ...args }, 'NO_POSITION')).toContain(
+        'holds no vault shares',
+      )
     }
   })
 
@@ -532,6 +696,10 @@ describe('errors', () => {
       'TVL_CAP_EXCEEDED',
     )
     expect(text).toContain('500000 USDC')
+    const close = await ok('vault_plan_deposit', { wallet: t.merchant.address, amountUsdc: '10' })
+    expect(close.warnings).toEqual([
+      expect.objectContaining({ level: 'warning', code: 'TVL_CAP_CLOSE' }),
+    ])
   })
 
   it('decodes a revert by its name', async () => {

@@ -127,7 +127,8 @@ describe('while the Morpho vault does not answer', () => {
       t.readOnly.planDeposit({ wallet, amount: parseUsdc('10') }).catch((e) => e),
     )
     expect(depositPlan.result).toMatchObject({ code: 'MORPHO_UNREACHABLE', retryable: true })
-    expect(depositPlan.requests).toBe(1)
+    // The read and the simulation, sent at once (one request on a batching transport).
+    expect(depositPlan.requests).toBe(2)
 
     const withdrawPlan = await t.counter.measure(() =>
       t.readOnly.planWithdraw({ wallet, amount: parseUsdc('10') }).catch((e) => e),

@@ -242,14 +242,18 @@ describe.each(['base-sepolia', 'base'] as const)(
         const first = await t.counter.measure(() =>
           t.readOnly.planDeposit({ wallet: t.buyer.address, amount }),
         )
-        expect(first.requests).toBe(1)
+        // The multicall and the eth_simulateV1 of all three steps, sent at once: this transport does
+        // not batch (a batching one, as the MCP server's, sends them in one request).
+        expect(first.requests).toBe(2)
         const plan = first.result
         expect(plan.needsRegistration).toBe(true)
         expect(plan.initializeTransaction?.functionName).toBe('initialize')
         expect(plan.needsApproval).toBe(true)
         expect(plan.allowance).toBe(0n)
         expect(plan.shortfall).toBe(amount)
-        expect(plan.simulated).toBe(false)
+        expect(plan.simulated).toBe(true)
+        expect(plan.simulatedShares).toBe(plan.expectedShares)
+        expect(plan.calls.calls.map((call) => call.to)).toEqual(plan.steps.map((step) => step.to))
         expect(plan.minSharesOut).toBe((plan.expectedShares * 9990n) / 10000n)
         expect(plan.transaction).toMatchObject({
           functionName: 'deposit',

@@ -9,6 +9,9 @@ import type { AddressInfo } from 'node:net'
  * - `not-json-rpc`: a 200 with valid JSON that is not a JSON-RPC answer;
  * - `empty-number`: the real answer, except `0x` where a number is due: the result of `eth_chainId`,
  *   `eth_blockNumber`, `eth_estimateGas`, …, and the gas of `eth_fillTransaction`; other calls pass;
+ * - `method-not-found`: the real answer, except that each call of one of `methods` is answered with the
+ *   JSON-RPC error -32601 (method not found), as a provider without that method answers it; in a batch,
+ *   the other calls keep their answers;
  * - `reset`: the connection is dropped unanswered (the RPC is unreachable);
  * - `hang`: the request is never answered (past any client timeout).
  */
@@ -17,6 +20,7 @@ export type RpcFault =
   | { kind: 'malformed-json' }
   | { kind: 'not-json-rpc' }
   | { kind: 'empty-number' }
+  | { kind: 'method-not-found'; methods: readonly string[] }
   | { kind: 'reset' }
   | { kind: 'hang' }
 
@@ -144,6 +148,9 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
       })
       const text = await forwarded.text()
       if (injected?.kind === 'empty-number') return answer(response, emptyNumbers(text, calls))
+      if (injected?.kind === 'method-not-found') {
+        return answer(response, methodsNotFound(text, calls, injected.methods))
+      }
       answer(response, text, forwarded.status)
       answered?.(rpcCalls)
     } catch {
@@ -219,6 +226,22 @@ function callsOf(body: string): JsonRpcCall[] {
   } catch {
     return [{ method: '(not JSON)' }]
   }
+}
+
+/** The upstream answer with a -32601 error in place of each answer to one of `methods`. */
+function methodsNotFound(text: string, calls: JsonRpcCall[], methods: readonly string[]): string {
+  const methodOf = new Map(calls.map((call) => [call.id, String(call.method)]))
+  const refuse = (item: { id?: unknown }) => {
+    const method = methodOf.get(item.id)
+    if (!method || !methods.includes(method)) return item
+    return {
+      jsonrpc: '2.0',
+      id: item.id,
+      error: { code: -32601, message: `the method ${method} does not exist/is not available` },
+    }
+  }
+  const parsed = JSON.parse(text) as { id?: unknown } | { id?: unknown }[]
+  return JSON.stringify(Array.isArray(parsed) ? parsed.map(refuse) : refuse(parsed))
 }
 
 /** The upstream answer with `0x` as every number a call returns (a filled transaction's gas too). */

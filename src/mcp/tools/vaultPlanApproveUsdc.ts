@@ -49,7 +49,7 @@ export const vaultPlanApproveUsdc = defineTool({
         ? ` The wallet holds only ${formatUsdc(plan.usdcBalance)} USDC, so a deposit of ${shown} USDC also needs more USDC first.`
         : ''
     return {
-      ...planEnvelope(vault, plan.transaction),
+      ...planEnvelope(vault, plan),
       wallet: plan.wallet,
       spender: plan.spender,
       amount: usdcAmount(amount),

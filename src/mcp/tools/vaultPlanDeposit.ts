@@ -23,7 +23,7 @@ export const vaultPlanDeposit = defineTool({
   name: 'vault_plan_deposit',
   title: 'Plan a vault deposit',
   description:
-    'Plans, without signing or sending anything, a USDC deposit into the x402-vault yield vault on Base Sepolia: router.deposit(amount, wallet, minSharesOut). It checks the vault’s pause flag, minimum deposit, TVL cap and the wallet’s USDC balance; reports whether the wallet must first register with the router (needsRegistration, with the unsigned initialize()) and approve the router for the USDC (needsApproval, with the allowance and the shortfall); and lists in steps the unsigned transactions to send from the wallet, in order. When nothing is missing the deposit is simulated. The amount is capped per plan by the server (VAULT_MCP_MAX_PLAN_USDC).',
+    'Plans, without signing or sending anything, a USDC deposit into the x402-vault yield vault on Base Sepolia: router.deposit(amount, wallet, minSharesOut). It checks the vault’s pause flag, minimum deposit, TVL cap and the wallet’s USDC balance; reports whether the wallet must first register with the router (needsRegistration, with the unsigned initialize()) and approve the router for the USDC (needsApproval, with the allowance and the shortfall); and lists in steps the unsigned transactions to send from the wallet, in order. It also returns every step as one EIP-5792 batch (calls) for a smart wallet’s wallet_sendCalls, simulates the whole sequence in one batch, and lists structured warnings. The amount is capped per plan by the server (VAULT_MCP_MAX_PLAN_USDC).',
   inputSchema: toolInput('vault_plan_deposit', {
     wallet: walletInput(
       'The wallet that pays the USDC, receives the shares and sends the transactions: 0x followed by 40 hex digits.',
@@ -68,7 +68,9 @@ export const vaultPlanDeposit = defineTool({
       .describe('Every transaction the wallet must send, in order: initialize, approve, deposit.'),
     simulated: z
       .boolean()
-      .describe('The deposit was simulated (only when registration and approval are in place).'),
+      .describe(
+        'The deposit was simulated: after the earlier steps in one batch (eth_simulateV1), or alone when the RPC lacks that method and nothing comes before it (see warnings).',
+      ),
     simulatedShares: integerOutput('Shares the simulation minted.')
       .nullable()
       .describe('Shares the simulation minted; null when not simulated.'),
@@ -88,7 +90,7 @@ export const vaultPlanDeposit = defineTool({
     }
     const steps = depositSteps(plan)
     return {
-      ...planEnvelope(vault, plan.transaction),
+      ...planEnvelope(vault, plan),
       wallet: plan.wallet,
       amount: usdcAmount(plan.amount),
       slippageBps: plan.slippageBps,
@@ -144,7 +146,10 @@ function depositNextSteps(plan: DepositPlan, count: number): string {
     plan.needsRegistration ? 'register the wallet' : undefined,
     plan.needsApproval ? `approve ${formatUsdc(plan.amount)} USDC for the router` : undefined,
   ].filter(Boolean)
-  return `Before the deposit the wallet must ${missing.join(' and ')}. Send the ${count} transactions in steps from ${plan.wallet}, in order, each once the previous one is confirmed. The deposit is simulated only when nothing is missing: if it fails after the earlier steps, plan it again with vault_plan_deposit.`
+  const simulated = plan.simulated
+    ? `The simulation of all ${count} steps together minted ${formatUsdc(plan.simulatedShares ?? 0n)} shares.`
+    : 'The steps could not be simulated together (see warnings): if the deposit fails after the earlier steps, plan it again with vault_plan_deposit.'
+  return `Before the deposit the wallet must ${missing.join(' and ')}. A smart wallet sends calls in one wallet_sendCalls request (all or nothing); a plain wallet sends the ${count} transactions in steps from ${plan.wallet}, in order, each once the previous one is confirmed. ${simulated}`
 }
 
 /**

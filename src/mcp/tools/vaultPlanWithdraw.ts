@@ -54,7 +54,13 @@ export const vaultPlanWithdraw = defineTool({
     shareBalance: integerOutput('Shares the wallet holds now.'),
     expectedUsdcOut: usdcOutput('USDC the vault’s preview promises, after the fee.'),
     minUsdcOut: usdcOutput('The transaction reverts if the wallet would receive less.'),
-    slippageBps: z.number().int().describe('The slippage applied (withdrawals by shares only).'),
+    slippageBps: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'The slippage applied to minUsdcOut, for a withdrawal by shares; null for a withdrawal by amountUsdc, where no slippage applies: minUsdcOut is the full amount asked for.',
+      ),
     simulatedUsdcOut: usdcOutput('USDC the simulation paid out.'),
     blockNumber: integerOutput('The block the preview was read at.'),
   }),
@@ -83,7 +89,7 @@ export const vaultPlanWithdraw = defineTool({
       )
     }
     return {
-      ...planEnvelope(vault, plan.transaction),
+      ...planEnvelope(vault, plan),
       wallet: plan.wallet,
       mode: plan.mode,
       requestedUsdc: plan.amount === undefined ? null : usdcAmount(plan.amount),
@@ -91,7 +97,7 @@ export const vaultPlanWithdraw = defineTool({
       shareBalance: plan.shareBalance.toString(),
       expectedUsdcOut: usdcAmount(plan.expectedUsdcOut),
       minUsdcOut: usdcAmount(plan.minUsdcOut),
-      slippageBps: plan.slippageBps,
+      slippageBps: plan.mode === 'shares' ? plan.slippageBps : null,
       simulatedUsdcOut: usdcAmount(plan.simulatedUsdcOut),
       blockNumber: plan.blockNumber.toString(),
       nextSteps: `Send this transaction from ${plan.wallet}. It burns ${formatUsdc(plan.shares)} of its ${formatUsdc(plan.shareBalance)} shares and pays at least ${formatUsdc(plan.minUsdcOut)} USDC to the wallet (the simulation paid ${formatUsdc(plan.simulatedUsdcOut)} USDC).`,

@@ -14,6 +14,7 @@ import {
   multicallOptions,
 } from '../internal/read.js'
 import { validateWallet } from '../internal/validate.js'
+import { type PlanWarning, type WalletCalls, walletCallsOf } from '../plans.js'
 import { type ApproveTransaction, buildApproveTransaction } from '../transactions.js'
 
 export type PlanApproveUsdcParameters = {
@@ -36,6 +37,12 @@ export type ApproveUsdcPlan = {
   usdcBalance: Field<bigint>
   blockNumber: bigint
   transaction: ApproveTransaction
+  /** The one step, `transaction`. */
+  steps: readonly [ApproveTransaction]
+  /** The same step as an EIP-5792 `wallet_sendCalls` batch. */
+  calls: WalletCalls
+  /** Structured warnings (none today for an approval); the field is on every plan. */
+  warnings: PlanWarning[]
 }
 
 /**
@@ -75,6 +82,7 @@ export async function planApproveUsdc(
     }),
   )
   const { blockNumber } = blockOf(ctx, bn, ts, action)
+  const transaction = buildApproveTransaction(ctx, router, amount)
   return {
     chain: ctx.chain,
     chainId: ctx.chainId,
@@ -84,6 +92,9 @@ export async function planApproveUsdc(
     currentAllowance: fieldOf(ctx, allowance),
     usdcBalance: fieldOf(ctx, balance),
     blockNumber,
-    transaction: buildApproveTransaction(ctx, router, amount),
+    transaction,
+    steps: [transaction],
+    calls: walletCallsOf(ctx, wallet, [transaction]),
+    warnings: [],
   }
 }

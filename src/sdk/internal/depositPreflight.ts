@@ -4,6 +4,7 @@ import {
   type Hex,
   type MulticallResponse,
   maxUint256,
+  parseAbi,
 } from 'viem'
 import { multicall } from 'viem/actions'
 import { routerAbi, shareTokenAbi, usdcAbi } from '../abis/index.js'
@@ -41,6 +42,13 @@ export type DepositChecks = {
   expectedShares: bigint
   /** `withdrawCapacity().morphoReachable`; `undefined` when that read failed. */
   morphoReachable: boolean | undefined
+  /** `router.oracleStatus().fresh` now; `undefined` when that read failed. */
+  oracleFresh: boolean | undefined
+  /**
+   * Whether the oracle is fresh once the deposit's own `recordObservation()` attempt ran, as the
+   * router checks it (`StaleOracle` when not); `undefined` when that read failed.
+   */
+  oracleFreshForDeposit: boolean | undefined
   /** The USDC's EIP-2612 facts, when it has them. */
   permit:
     | { nonce: bigint; name: string; version: string | undefined; domainSeparator: Hex }
@@ -106,7 +114,17 @@ export function depositChecksFor(checks: SweepChecks, amount: bigint): DepositCh
   }
 }
 
-/** The multicall both reads share; `last` is the caller's own call, placed last. */
+/**
+ * The oracle's `recordObservation()` and `isFresh()`, typed as views for the multicall: the read is an
+ * `eth_call`, whose state changes are discarded, and running the attempt the deposit makes first
+ * (`try recordObservation()`, then `isFresh()`) shows whether the deposit would meet a fresh oracle.
+ */
+const oracleProbeAbi = parseAbi([
+  'function recordObservation() view',
+  'function isFresh() view returns (bool)',
+])
+
+/** The multicall both reads share; `last` is the caller's own call, placed after the reads. */
 async function readChecks(
   ctx: VaultContext,
   wallet: Address,
@@ -130,7 +148,10 @@ async function readChecks(
     version,
     separator,
     capacity,
+    oracleStatus,
     last,
+    ,
+    freshForDeposit,
   ] = await guard(ctx, action, () =>
     multicall(ctx.publicClient, {
       ...multicallOptions,
@@ -150,7 +171,11 @@ async function readChecks(
         { address: usdc, abi: usdcAbi, functionName: 'version' },
         { address: usdc, abi: usdcAbi, functionName: 'DOMAIN_SEPARATOR' },
         withdrawCapacityCall(ctx),
+        { address: router, abi: routerAbi, functionName: 'oracleStatus' },
         lastCall,
+        // Last, as they change state within the call: the deposit's own attempt to record, then its check.
+        { address: ctx.addresses.oracle, abi: oracleProbeAbi, functionName: 'recordObservation' },
+        { address: ctx.addresses.oracle, abi: oracleProbeAbi, functionName: 'isFresh' },
       ],
     }),
   )
@@ -169,6 +194,9 @@ async function readChecks(
     usdcBalance: resultValue(decode, balance, action),
     allowance: resultValue(decode, allowance, action),
     morphoReachable: decode.morphoReachable,
+    oracleFresh: oracleStatus.status === 'success' ? oracleStatus.result[1] : undefined,
+    oracleFreshForDeposit:
+      freshForDeposit.status === 'success' ? freshForDeposit.result : undefined,
     permit:
       nonce.status === 'success' && name.status === 'success' && separator.status === 'success'
         ? {
@@ -185,7 +213,7 @@ async function readChecks(
 
 /**
  * Throws the first blocker, in the router's own order: paused, below the minimum, over the TVL cap,
- * then the wallet's USDC balance. Registration and allowance are reported, not thrown, by the plan;
+ * the wallet's USDC balance, then an oracle the deposit would find stale. Registration and allowance are reported, not thrown, by the plan;
  * every blocker's details also carry them (`registered`, `allowance`), so a caller can say in one answer
  * what else the wallet will need once the blocker is gone.
  */
@@ -229,6 +257,14 @@ export function assertDepositPossible(checks: DepositChecks, amount: bigint): vo
       'INSUFFICIENT_USDC',
       `The wallet holds ${formatUsdc(checks.usdcBalance)} USDC, less than the ${formatUsdc(amount)} USDC to deposit.`,
       { amount, balance: checks.usdcBalance, shortfall: amount - checks.usdcBalance },
+    )
+  }
+  // Checked whatever the wallet still needs: registration and approval would succeed on chain and
+  // the deposit after them revert.
+  if (checks.oracleFreshForDeposit === false) {
+    throw blocked(
+      'STALE_ORACLE',
+      'The yield oracle is stale and recording a new observation fails, so the vault refuses deposits (StaleOracle) until the oracle records again; try again later (withdrawals still work).',
     )
   }
 }

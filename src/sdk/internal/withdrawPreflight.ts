@@ -17,6 +17,7 @@ import {
 import {
   previewRedeem,
   sharesDeliveringNet,
+  sharesToAssets,
   type VaultTotals,
   type WalletHoldings,
 } from './shareMath.js'
@@ -61,6 +62,12 @@ export type WithdrawQuote = {
   minUsdcOut: bigint
   /** `withdrawCapacity().morphoReachable` at that block; `undefined` when that read failed. */
   morphoReachable: boolean | undefined
+  /** `withdrawCapacity().totalWithdrawCap`: what the venues can pay out now; `undefined` when unread. */
+  withdrawCap: bigint | undefined
+  /** The value of the shares left after the withdrawal; `undefined` when the totals could not be read. */
+  remainingValue: bigint | undefined
+  /** The router's minimum deposit; `undefined` when unread. */
+  minDeposit: bigint | undefined
 }
 
 /**
@@ -91,7 +98,7 @@ export async function quoteWithdraw(
           functionName: 'previewRedeem',
           args: [target.shares, wallet],
         } as const)
-  const [bn, ts, registered, balance, previewResult, capacity, assets, supply, basis, feeBps] =
+  const [bn, ts, registered, balance, previewResult, capacity, assets, supply, basis, feeBps, min] =
     await guard(ctx, action, () =>
       multicall(ctx.publicClient, {
         ...multicallOptions,
@@ -107,6 +114,7 @@ export async function quoteWithdraw(
           { address: shareToken, abi: shareTokenAbi, functionName: 'totalSupply' },
           { address: router, abi: routerAbi, functionName: 'costBasisUSDC', args: [wallet] },
           { address: feeCollector, abi: feeCollectorAbi, functionName: 'FEE_BPS' },
+          { address: router, abi: routerAbi, functionName: 'MIN_DEPOSIT' },
         ],
       }),
     )
@@ -120,6 +128,14 @@ export async function quoteWithdraw(
     )
   }
   const shareBalance = resultValue(decode, balance, action)
+  // One answer for an empty position, whichever way the withdrawal was asked for (by amount the
+  // router's preview says NoPositionToWithdraw).
+  if (shareBalance === 0n) {
+    throw new VaultPreconditionError(
+      `Wallet ${wallet} holds no vault shares, so it has nothing to withdraw.`,
+      { code: 'NO_POSITION', details: { wallet } },
+    )
+  }
   if (target.mode === 'shares' && target.shares > shareBalance) {
     throw new VaultPreconditionError(
       `The wallet holds ${formatUsdc(shareBalance)} shares, fewer than the ${formatUsdc(target.shares)} to burn.`,
@@ -130,6 +146,18 @@ export async function quoteWithdraw(
     )
   }
   const previewed = resultValue(decode, previewResult as never, action) as bigint
+  const facts = {
+    morphoReachable,
+    withdrawCap: capacity.status === 'success' ? capacity.result.totalWithdrawCap : undefined,
+    minDeposit: min.status === 'success' ? min.result : undefined,
+  }
+  const remainingValueAfter = (burnt: bigint) =>
+    assets.status === 'success' && supply.status === 'success'
+      ? sharesToAssets(shareBalance - burnt, {
+          totalAssets: assets.result,
+          totalShares: supply.result,
+        })
+      : undefined
   if (target.mode === 'amount') {
     if (previewed > shareBalance) {
       throw new VaultPreconditionError(
@@ -152,7 +180,8 @@ export async function quoteWithdraw(
       shareBalance,
       expectedUsdcOut: target.amount,
       minUsdcOut: target.amount,
-      morphoReachable,
+      ...facts,
+      remainingValue: remainingValueAfter(shares),
     }
   }
   return {
@@ -162,7 +191,8 @@ export async function quoteWithdraw(
     shareBalance,
     expectedUsdcOut: previewed,
     minUsdcOut: applySlippage(previewed, slippageBps),
-    morphoReachable,
+    ...facts,
+    remainingValue: remainingValueAfter(target.shares),
   }
 }
 
