@@ -331,7 +331,10 @@ describe('vault protocol: the oracle against its model (PROTOCOL.md §4.5)', () 
     const seeded = await readingsAt(seed.blockNumber)
     // The venues already held the deployer's liquidity when the oracle was built.
     expect(constructed.aaveIdle).toBe(defaultVenueSeedUsdc)
-    expect(constructed.aTokenSupply).toBeGreaterThanOrEqual(defaultVenueSeedUsdc)
+    // The aToken's supply is its scaled supply times the liquidity index, rounded as Aave rounds: when
+    // the deployment takes long enough for the index to move (a loaded machine), it can read one base
+    // unit under what was supplied.
+    expect(constructed.aTokenSupply).toBeGreaterThanOrEqual(defaultVenueSeedUsdc - 1n)
     expect(
       await harness.readMorpho('totalAssets', undefined, tracked.constructedAt),
     ).toBeGreaterThanOrEqual(defaultVenueSeedUsdc)
