@@ -145,7 +145,7 @@ describe('custom errors of the ABIs', () => {
     expect(cap.message).toContain('600000 USDC')
     expect(cap.message).toContain('500000 USDC')
     expect(byName('SlippageExceeded', [1n, 2n]).code).toBe('SLIPPAGE_EXCEEDED')
-    expect(byName('InsufficientShares', [2_000_000n, 1_000_000n]).message).toContain('1 shares')
+    expect(byName('InsufficientShares', [2_000_000n, 1_000_000n]).message).toContain('1000000 share units (1 shares)')
     expect(byName('UnserviceableNet', [5n, 4n]).code).toBe('UNSERVICEABLE_AMOUNT')
     expect(byName('NotAuthorised').code).toBe('NOT_AUTHORISED')
   })
