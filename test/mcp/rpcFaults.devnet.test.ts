@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, type RpcFault, startCountingProxy } from '../support/countingProxy.js'
-import { spawnJsonLines } from '../support/jsonLinesProcess.js'
+import { initializeRequest, spawnJsonLines } from '../support/jsonLinesProcess.js'
 import {
   callTool,
   callToolError,
@@ -197,16 +197,7 @@ describe('the client going away while an RPC request hangs', () => {
       VAULT_ADDRESSES: await writeAddressesFile(devnet),
     })
     proxy.setFault({ kind: 'hang' })
-    server.send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    })
+    server.send(initializeRequest)
     await server.next()
     server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
     server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'vault_status' } })

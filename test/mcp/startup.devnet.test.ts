@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
-import { spawnJsonLines } from '../support/jsonLinesProcess.js'
+import { initializeRequest, spawnJsonLines } from '../support/jsonLinesProcess.js'
 import { callTool, callToolError, callToolOk, connectMcp, mcpBin, runBin } from '../support/mcp.js'
 import { cliBin } from '../support/runCli.js'
 
@@ -130,16 +130,7 @@ describe('start-up and the RPC', () => {
 
   it('stdout carries only JSON-RPC, logs go to stderr, and the server exits when stdin closes', async () => {
     const requests = [
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      },
+      initializeRequest,
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'vault_status' } },
@@ -196,16 +187,7 @@ describe('start-up and the RPC', () => {
   })
 })
 
-const initializeLine = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'raw', version: '1' },
-  },
-}
+const initializeLine = initializeRequest
 
 describe('what a careless client sends', () => {
   const env = () => ({ BASE_SEPOLIA_RPC_URL: devnet.rpcUrl, VAULT_ADDRESSES: addressesFile })
