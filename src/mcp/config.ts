@@ -100,10 +100,16 @@ export class McpConfigError extends VaultError {
  * const server = createServer(config)
  */
 export async function loadMcpConfig(env: McpEnv): Promise<McpConfig> {
-  const chain = env.VAULT_CHAIN || 'base-sepolia'
+  const given = env.VAULT_CHAIN?.trim() || 'base-sepolia'
+  // Chain names are case-insensitive: BASE-SEPOLIA is base-sepolia.
+  const chain = given.toLowerCase()
   if (chain !== 'base-sepolia') {
+    const why =
+      chain === 'base'
+        ? 'the MCP server does not serve Base mainnet yet'
+        : 'it is not a chain this server knows'
     throw new McpConfigError(
-      `VAULT_CHAIN must be base-sepolia in this beta, not ${JSON.stringify(chain.slice(0, 40))}: the MCP server does not serve Base mainnet yet.`,
+      `VAULT_CHAIN must be base-sepolia in this beta, not ${JSON.stringify(given.slice(0, 40))}: ${why}.`,
       { variable: 'VAULT_CHAIN' },
     )
   }
@@ -122,7 +128,7 @@ export async function loadMcpConfig(env: McpEnv): Promise<McpConfig> {
     )
   }
   return {
-    chain,
+    chain: 'base-sepolia',
     rpcUrl,
     maxPlanUsdc: parseMaxPlanUsdc(env.VAULT_MCP_MAX_PLAN_USDC),
     addresses: env.VAULT_ADDRESSES ? await loadAddresses(env.VAULT_ADDRESSES) : undefined,

@@ -1,6 +1,7 @@
 import { createPublicClient } from 'viem'
 import {
   createVaultContext,
+  getMinDeposit,
   parseVaultAddresses,
   type VaultContext,
   VaultRpcError,
@@ -11,7 +12,9 @@ import {
 import { toVaultError } from '../sdk/shared.js'
 import type { McpConfig } from './config.js'
 import { McpToolError } from './errors.js'
+import { capBelowMinimumText } from './inputs.js'
 import type { McpLogger } from './logger.js'
+import { outsideCalls, withRequestSignals } from './rpcSignal.js'
 
 /** The server's read-only view of the vault, and the check that the chain holds that deployment. */
 export type VaultConnection = {
@@ -28,6 +31,8 @@ export type VaultConnection = {
   checkChain: () => Promise<void>
   /** Starts verification without waiting for it (after the MCP handshake). */
   verifyInBackground: () => void
+  /** The vault's minimum deposit, read with the verification (`undefined` until then). */
+  minDeposit: () => bigint | undefined
 }
 
 /**
@@ -37,6 +42,7 @@ export type VaultConnection = {
  *
  * @param config - RPC URL, chain and address override.
  * @param logger - For verification results.
+ * @param session - Aborted when the server stops serving: every RPC request in flight stops.
  * @returns The connection.
  * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID` when `config.addresses` is not a full, valid set.
  * @example
@@ -44,12 +50,20 @@ export type VaultConnection = {
  * const vault = await connection.ready()
  * const status = await getStatus(vault)
  */
-export function createVaultConnection(config: McpConfig, logger: McpLogger): VaultConnection {
+export function createVaultConnection(
+  config: McpConfig,
+  logger: McpLogger,
+  session?: AbortSignal,
+): VaultConnection {
   const chain = vaultChains[config.chain]
   // One attempt plus one retry, 8 s each: a tool answers within ~16 s even when the RPC hangs.
   // Calls made in the same tick share one HTTP request (a JSON-RPC batch): that is how the chain
   // check rides along with each tool's first read.
-  const transport = vaultHttp(config.rpcUrl, { retryCount: 1, timeout: 8_000, batch: true })
+  // Each request carries its tool call's abort signal (see withCallSignal), or the session's.
+  const transport = withRequestSignals(
+    vaultHttp(config.rpcUrl, { retryCount: 1, timeout: 8_000, batch: true }),
+    session,
+  )
   // A context without a wallet client: nothing here can sign or send.
   const vault = createVaultContext({
     publicClient: createPublicClient({ chain: chain.viemChain, transport }),
@@ -61,14 +75,22 @@ export function createVaultConnection(config: McpConfig, logger: McpLogger): Vau
   })
 
   let verification: Promise<void> | undefined
+  let minDeposit: bigint | undefined
   let refusal: McpToolError | undefined
 
   async function verify(): Promise<void> {
     try {
-      const result = await verifyAddresses(vault)
+      // Read in the same JSON-RPC batch as the verification: no extra round trip.
+      const [result, minimum] = await Promise.all([
+        verifyAddresses(vault),
+        getMinDeposit(vault).catch(() => undefined),
+      ])
       logger.info(
         `Verified the vault deployment on ${config.chain} at block ${result.blockNumber} (${result.checks.length} checks).`,
       )
+      minDeposit = minimum
+      if (minimum !== undefined && minimum > config.maxPlanUsdc)
+        logger.error(capBelowMinimum(minimum))
     } catch (error) {
       const vaultError = toVaultError(error)
       verification = undefined
@@ -121,7 +143,8 @@ export function createVaultConnection(config: McpConfig, logger: McpLogger): Vau
 
   async function ready(): Promise<VaultContext> {
     if (refusal) throw refusal
-    verification ??= verify()
+    // Shared by every call: a cancelled call must not abort it for the others.
+    verification ??= outsideCalls(verify)
     await verification
     return vault
   }
@@ -133,5 +156,10 @@ export function createVaultConnection(config: McpConfig, logger: McpLogger): Vau
       // Failures are logged by verify() and reported by the next tool call.
       ready().catch(() => {})
     },
+    minDeposit: () => minDeposit,
+  }
+
+  function capBelowMinimum(minimum: bigint): string {
+    return capBelowMinimumText(config.maxPlanUsdc, minimum)
   }
 }

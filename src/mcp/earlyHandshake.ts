@@ -36,6 +36,7 @@ const loadAfterInitializeMs = 1000
  * @param stdin - The client's messages, one JSON-RPC message per line.
  * @param stdout - Where the answers go.
  * @param recording - What the server answers (see `recordHandshake`).
+ * @param gone - Aborted when the client has closed its end of stdout: the session is over.
  * @returns When the whole server is needed (or stdin has ended): what it must read, and the ids
  *   already answered.
  * @example
@@ -45,6 +46,7 @@ export function answerHandshakeEarly(
   stdin: Readable,
   stdout: Writable,
   recording: HandshakeRecording,
+  gone?: AbortSignal,
 ): Promise<EarlyHandshake> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
@@ -60,6 +62,7 @@ export function answerHandshakeEarly(
       clearTimeout(quiet)
       stdin.off('data', onData)
       stdin.off('end', onEnd)
+      gone?.removeEventListener('abort', onEnd)
       if (closed) return resolve({ input: stdin, answered, closed })
       stdin.pause()
       const input = new PassThrough()
@@ -114,6 +117,9 @@ export function answerHandshakeEarly(
     }
     stdin.on('data', onData)
     stdin.on('end', onEnd)
+    // The client closed its end of stdout: there is nobody to answer.
+    if (gone?.aborted) onEnd()
+    else gone?.addEventListener('abort', onEnd, { once: true })
   })
 }
 

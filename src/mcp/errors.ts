@@ -58,7 +58,8 @@ const advice: Partial<Record<McpErrorCode, string>> = {
   NO_SAFE_VAULT: 'Try again later.',
   INSUFFICIENT_VAULT_LIQUIDITY: 'Try again later or withdraw less.',
   MORPHO_UNREACHABLE: 'Try again later.',
-  RPC_UNAUTHORIZED: 'Check the key in BASE_SEPOLIA_RPC_URL, then restart the server.',
+  RPC_UNAUTHORIZED:
+    'Calling again will not help: fix the URL or the key in BASE_SEPOLIA_RPC_URL, then restart the server.',
 }
 
 const rpcAdvice =
@@ -95,7 +96,7 @@ function describeToolError(
     code: 'INTERNAL_ERROR',
     retryable: false,
     message:
-      'The server hit an unexpected error, so nothing was planned. Try again; the server log has the details.',
+      'The server hit an unexpected error, so nothing was read or planned. Calling again with the same input will most likely fail the same way; the server log has the details.',
   }
 }
 
@@ -118,6 +119,7 @@ export function withAdvice(error: VaultError): string {
     parts.push(`(The contract reverted with ${error.errorName}.)`)
   }
   const hint = error.category === 'rpc' && error.retryable ? rpcAdvice : advice[error.code]
-  if (hint) parts.push(hint)
+  // Some SDK messages end with the same advice ("Try again later."): say it once.
+  if (hint && !error.message.includes(hint)) parts.push(hint)
   return parts.join(' ')
 }

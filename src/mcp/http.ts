@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/server'
 import type { McpConfig } from './config.js'
 import { isLoopbackHost } from './httpConfig.js'
+import { checkJsonRpcMessage } from './jsonRpcCheck.js'
 import { createLogger, type McpLogger } from './logger.js'
 import { createVaultMcp } from './server.js'
 import { type AnyVaultTool, guardToolCall } from './tool.js'
@@ -347,6 +348,15 @@ export function createMcpHttpHandler(
       )
     }
     describe(message, entry)
+    const invalid = checkJsonRpcMessage(message)
+    if (invalid !== undefined) {
+      // Over HTTP even a notification gets its refusal, as a 400 (the MCP transport allows it).
+      entry.refusal = 'INVALID_MESSAGE'
+      return new Response(JSON.stringify(invalid.refusal), {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+      })
+    }
 
     const controller = new AbortController()
     const abort = () => controller.abort()

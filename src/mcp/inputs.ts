@@ -36,6 +36,11 @@ export function parseWalletInput(text: string): Address {
  */
 export function parseUsdcInput(text: string, config: McpConfig): bigint {
   const howTo = 'Write amountUsdc as a decimal string with at most 6 decimals, such as "12.5".'
+  // One rule for every well-formed amount above the cap, however many digits: PLAN_CAP_EXCEEDED
+  // (parseUsdc would call one above 2^256 too large, and a smaller one is over the cap anyway).
+  if (/^[1-9][0-9]{78,}(?:\.[0-9]{1,6})?$/.test(text)) {
+    throw planCapExceeded(config, `The plan is for ${describeInput(text)} USDC`, {})
+  }
   let amount: bigint
   try {
     amount = parseUsdc(text)
@@ -65,8 +70,10 @@ export function parseUsdcInput(text: string, config: McpConfig): bigint {
 export function parseSharesInput(text: string): bigint {
   const howTo =
     'Give shares as a whole number of base units greater than 0 (the share token has 6 decimals: "2500000" is 2.5 shares).'
-  if (!/^[0-9]+$/.test(text)) {
-    throw new McpToolError(`shares ${describeInput(text)} is not a whole number. ${howTo}`, {
+  // The same digits rule as amountUsdc: no sign, no spaces, no leading zeros ("0100").
+  if (!/^(0|[1-9][0-9]*)$/.test(text)) {
+    const why = /^0[0-9]/.test(text) ? 'has leading zeros' : 'is not a whole number'
+    throw new McpToolError(`shares ${describeInput(text)} ${why}. ${howTo}`, {
       code: 'INVALID_AMOUNT',
     })
   }
@@ -74,7 +81,9 @@ export function parseSharesInput(text: string): bigint {
   if (shares === 0n)
     throw new McpToolError(`shares must be greater than 0. ${howTo}`, { code: 'INVALID_AMOUNT' })
   if (shares > maxUint256) {
-    throw new McpToolError('shares does not fit in uint256.', { code: 'INVALID_AMOUNT' })
+    throw new McpToolError(`shares does not fit in uint256 (at most 78 digits). ${howTo}`, {
+      code: 'INVALID_AMOUNT',
+    })
   }
   return shares
 }
@@ -91,14 +100,32 @@ export function parseSharesInput(text: string): bigint {
  */
 export function assertWithinPlanCap(amount: bigint, config: McpConfig, what: string): void {
   if (amount <= config.maxPlanUsdc) return
+  throw planCapExceeded(config, what, { amount })
+}
+
+function planCapExceeded(config: McpConfig, what: string, details: { amount?: bigint }) {
   const cap = formatUsdc(config.maxPlanUsdc)
-  throw new McpToolError(
+  return new McpToolError(
     `${what}, above this server's per-plan cap of ${cap} USDC (VAULT_MCP_MAX_PLAN_USDC = ${cap}). Plan at most ${cap} USDC per call, or ask whoever runs the server to raise VAULT_MCP_MAX_PLAN_USDC.`,
-    { code: 'PLAN_CAP_EXCEEDED', details: { amount, cap: config.maxPlanUsdc } },
+    { code: 'PLAN_CAP_EXCEEDED', details: { ...details, cap: config.maxPlanUsdc } },
   )
 }
 
 function describeInput(text: string): string {
   if (text === '') return '(empty)'
   return JSON.stringify(text.length > 30 ? `${text.slice(0, 27)}...` : text)
+}
+
+/**
+ * What to say when `VAULT_MCP_MAX_PLAN_USDC` is below the vault's minimum deposit: no deposit can
+ * be planned, whatever the amount.
+ *
+ * @param cap - The per-plan cap, in base units.
+ * @param minimum - The vault's `MIN_DEPOSIT`, in base units.
+ * @returns One sentence naming both and the fix.
+ * @example
+ * capBelowMinimumText(5_000_000n, 10_000_000n)
+ */
+export function capBelowMinimumText(cap: bigint, minimum: bigint): string {
+  return `No deposit can be planned by this server: its per-plan cap (VAULT_MCP_MAX_PLAN_USDC = ${formatUsdc(cap)}) is below the vault's minimum deposit of ${formatUsdc(minimum)} USDC. Whoever runs the server must set VAULT_MCP_MAX_PLAN_USDC to at least ${formatUsdc(minimum)}.`
 }

@@ -46,10 +46,25 @@ export function unknownArgumentsText(
   toolName: string,
   accepted: readonly string[] | undefined,
 ): string {
-  const unknown = `Unknown argument ${keys.map((key) => JSON.stringify(key)).join(', ')}`
+  const unknown = `Unknown argument ${echoKeys(keys)}`
   if (!accepted) return `INVALID_ARGUMENT: ${unknown}. Remove it and call again.`
   const takes = accepted.length ? `takes ${accepted.join(', ')}` : 'takes no arguments'
   return `INVALID_ARGUMENT: ${unknown}: ${toolName} ${takes}. Remove it and call again.`
+}
+
+/** The most of the unknown keys' names a refusal echoes: a huge key must not make a huge answer. */
+const maxEchoedKeysLength = 256
+
+/** The unknown keys, quoted and joined, cut to {@link maxEchoedKeysLength} characters. */
+function echoKeys(keys: readonly string[]): string {
+  let text = ''
+  for (const [index, key] of keys.entries()) {
+    text += `${index ? ', ' : ''}${JSON.stringify(key.slice(0, maxEchoedKeysLength))}`
+    if (text.length > maxEchoedKeysLength) {
+      return `${text.slice(0, maxEchoedKeysLength - 1)}… (cut; ${keys.length} unknown in all)`
+    }
+  }
+  return text
 }
 
 /** The `wallet` input: a string; the handler checks the address. */
@@ -61,7 +76,10 @@ export function walletInput(description: string) {
 /** A decimal USDC amount input: a string; the handler parses it strictly and checks the cap. */
 export function usdcInput(description: string) {
   const message = `INVALID_AMOUNT: amountUsdc must be a decimal string such as "12.5" (a JSON string, not a number).`
-  return z.string({ error: message }).describe(description)
+  const missing = `INVALID_AMOUNT: amountUsdc is required: give the USDC amount as a decimal string such as "12.5".`
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? missing : message) })
+    .describe(description)
 }
 
 /** The `shares` input: a string of share base units; the handler parses it. */

@@ -74,7 +74,8 @@ export type NewServerOptions = {
  * or a tool is called.
  *
  * @param config - The checked configuration.
- * @param options - `logger`, and the tools (all six by default).
+ * @param options - `logger`, the tools (all six by default), and the `signal` that stops the server's
+ *   RPC work.
  * @returns The shared parts and the instance factory.
  * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID` when `config.addresses` is not a full, valid set.
  * @example
@@ -83,11 +84,15 @@ export type NewServerOptions = {
  */
 export function createVaultMcp(
   config: McpConfig,
-  options: CreateServerOptions & { tools?: readonly AnyVaultTool[] | undefined },
+  options: CreateServerOptions & {
+    tools?: readonly AnyVaultTool[] | undefined
+    /** Aborted when the server stops serving: every RPC request in flight stops with it. */
+    signal?: AbortSignal | undefined
+  },
 ): VaultMcp {
   const logger = options.logger ?? createLogger(config.logLevel)
   const tools = options.tools ?? vaultTools
-  const connection = createVaultConnection(config, logger)
+  const connection = createVaultConnection(config, logger, options.signal)
   const runner = createToolRunner(tools, { connection, config, logger })
   const listed = { tools: runner.listing }
   return {
@@ -114,11 +119,19 @@ export function createVaultMcp(
       server.server.setRequestHandler('tools/call', async (request, ctx) => {
         const result =
           refusedCall(refused, ctx.mcpReq.id) ??
-          (await runner.call(request.params.name, request.params.arguments))
+          (await runner.call(request.params.name, request.params.arguments, ctx.mcpReq.signal))
         const listing = runner.listing.find((tool) => tool.name === request.params.name)
         return server.server.projectCallToolResult(result, listing?.outputSchema)
       })
-      if (onInitialized) server.server.oninitialized = () => onInitialized(server)
+      if (onInitialized) {
+        // A client may repeat notifications/initialized: log and verify once per connection.
+        let initialized = false
+        server.server.oninitialized = () => {
+          if (initialized) return
+          initialized = true
+          onInitialized(server)
+        }
+      }
       return server
     },
   }

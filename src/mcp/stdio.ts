@@ -27,11 +27,19 @@ export async function runStdioServer(env: NodeJS.ProcessEnv): Promise<number> {
     process.stderr.write(`x402-vault-mcp: ${redactLogText(message).replace(/\s*\n\s*/g, ' ')}\n`)
     return 1
   }
+  // A client that closes its end of stdout makes every later write fail (EPIPE): that ends the
+  // session quietly, never an uncaught error with a stack trace on stderr.
+  const gone = new AbortController()
+  process.stdout.on('error', () => gone.abort())
   const recording = recordedHandshake()
   const early: EarlyHandshake = recording
-    ? await answerHandshakeEarly(process.stdin, process.stdout, recording)
+    ? await answerHandshakeEarly(process.stdin, process.stdout, recording, gone.signal)
     : { input: process.stdin, answered: new Map(), closed: false }
-  if (early.closed) return 0
-  const { serveStdioSession } = await import('./stdioSession.js')
-  return serveStdioSession(config, early)
+  if (!early.closed) {
+    const { serveStdioSession } = await import('./stdioSession.js')
+    await serveStdioSession(config, early, gone.signal)
+  }
+  // stdin may still be open (only stdout was closed): stop reading it, so the process can exit.
+  process.stdin.destroy()
+  return 0
 }

@@ -9,6 +9,7 @@ import type {
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio'
 import type { McpConfig } from './config.js'
 import type { answerHandshakeEarly, EarlyHandshake } from './earlyHandshake.js'
+import { type JsonRpcRefusal, jsonRpcLineFilter } from './jsonRpcCheck.js'
 import type { McpLogger } from './logger.js'
 import { createVaultMcp } from './server.js'
 import { type AnyVaultTool, guardToolCall } from './tool.js'
@@ -19,14 +20,25 @@ import { type AnyVaultTool, guardToolCall } from './tool.js'
  *
  * @param config - The checked configuration.
  * @param early - What to read (stdin, from its first byte) and the requests already answered.
+ * @param gone - Aborted when the client has closed its end of stdout.
  * @returns 0 once the client has gone.
  * @example
  * return serveStdioSession(config, { input: process.stdin, answered: new Map(), closed: false })
  */
-export async function serveStdioSession(config: McpConfig, early: EarlyHandshake): Promise<number> {
-  const vault = createVaultMcp(config, {})
+export async function serveStdioSession(
+  config: McpConfig,
+  early: EarlyHandshake,
+  gone?: AbortSignal,
+): Promise<number> {
+  // Aborted once the client has gone: every RPC request in flight stops, so the process exits at
+  // once rather than when a hung RPC's timeouts run out.
+  const session = new AbortController()
+  const vault = createVaultMcp(config, { signal: session.signal })
+  const refuse = (refusal: JsonRpcRefusal) => {
+    if (!session.signal.aborted) process.stdout.write(`${JSON.stringify(refusal)}\n`)
+  }
   const transport = new GuardedTransport(
-    new StdioServerTransport(early.input, process.stdout),
+    new StdioServerTransport(early.input.pipe(jsonRpcLineFilter(refuse)), process.stdout),
     vault.tools,
     early.answered,
     vault.logger,
@@ -34,6 +46,12 @@ export async function serveStdioSession(config: McpConfig, early: EarlyHandshake
   const closed = new Promise<void>((resolve) => {
     transport.closed = resolve
   })
+  // The client closed its end of stdout: nobody reads the answers, so the session is over.
+  const onGone = () => {
+    transport.close().catch(() => {})
+  }
+  if (gone?.aborted) onGone()
+  gone?.addEventListener('abort', onGone, { once: true })
   // One instance per connection (and one for a discovery probe): they share the vault connection.
   const handle = serveStdio(
     ({ era }) =>
@@ -48,6 +66,7 @@ export async function serveStdioSession(config: McpConfig, early: EarlyHandshake
     },
   )
   await closed
+  session.abort()
   await handle.close()
   return 0
 }

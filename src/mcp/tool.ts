@@ -10,8 +10,10 @@ import type { VaultContext } from '../index.js'
 import type { McpConfig } from './config.js'
 import type { VaultConnection } from './connection.js'
 import { toolErrorText } from './errors.js'
+import { capBelowMinimumText } from './inputs.js'
 import { isPlainObject } from './isPlainObject.js'
 import type { McpLogger } from './logger.js'
+import { withCallSignal } from './rpcSignal.js'
 import { unknownArgumentsText } from './schemas.js'
 
 /** What a tool handler gets besides its input. */
@@ -82,8 +84,11 @@ export type ToolDependencies = { connection: VaultConnection; config: McpConfig;
 export type ToolRunner = {
   /** What `tools/list` answers, in listing order: computed once, JSON Schemas included. */
   listing: Tool[]
-  /** Answers one `tools/call`: a refusal (`isError`, text starting with its code) or the result. */
-  call: (name: string, args: unknown) => Promise<CallToolResult>
+  /**
+   * Answers one `tools/call`: a refusal (`isError`, text starting with its code) or the result.
+   * `signal` (the call's, aborted when the client cancels it or goes away) stops its RPC requests.
+   */
+  call: (name: string, args: unknown, signal?: AbortSignal) => Promise<CallToolResult>
 }
 
 const listings = new WeakMap<AnyVaultTool, Tool>()
@@ -166,10 +171,10 @@ export function createToolRunner(
 ): ToolRunner {
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
   /** The reads in flight, by tool and input: many clients asking the same at once cost one read. */
-  const readsInFlight = new Map<string, Promise<CallToolResult>>()
+  const readsInFlight = new Map<string, SharedRead>()
   return {
     listing: tools.map(toolListing),
-    async call(name, args) {
+    async call(name, args, signal) {
       const tool = byName.get(name)
       if (!tool) {
         return refusal(
@@ -180,17 +185,36 @@ export function createToolRunner(
       if (unsafe !== undefined) return refusal(unsafe)
       const parsed = tool.inputSchema.safeParse(args ?? {})
       if (!parsed.success) return refusal(inputErrorText(parsed.error))
-      if (tool.kind !== 'read') return run(tool, parsed.data, dependencies)
-      const key = `${tool.name} ${JSON.stringify(parsed.data)}`
-      let answer = readsInFlight.get(key)
-      if (!answer) {
-        answer = run(tool, parsed.data, dependencies).finally(() => readsInFlight.delete(key))
-        readsInFlight.set(key, answer)
+      if (tool.kind !== 'read') {
+        return withCallSignal(signal, () => run(tool, parsed.data, dependencies))
       }
-      return answer
+      const key = `${tool.name} ${JSON.stringify(parsed.data)}`
+      let read = readsInFlight.get(key)
+      if (!read) {
+        // A shared read stops only once every call waiting for it is cancelled.
+        const controller = new AbortController()
+        const answer = withCallSignal(controller.signal, () =>
+          run(tool, parsed.data, dependencies),
+        ).finally(() => readsInFlight.delete(key))
+        read = { answer, controller, waiting: 0 }
+        readsInFlight.set(key, read)
+      }
+      const shared = read
+      shared.waiting++
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (--shared.waiting === 0) shared.controller.abort()
+        },
+        { once: true },
+      )
+      return shared.answer
     },
   }
 }
+
+/** A read in flight and the calls waiting for it. */
+type SharedRead = { answer: Promise<CallToolResult>; controller: AbortController; waiting: number }
 
 /**
  * Runs one tool call. Every answer read from the chain is checked to come from the configured
@@ -230,7 +254,16 @@ async function run(
     }
   } catch (error) {
     // Whatever another chain answered (a revert, no contract) would mislead: its chain comes first.
-    const text = toolErrorText((await chainCheck) ?? error, logger)
+    let text = toolErrorText((await chainCheck) ?? error, logger)
+    // A cap below the vault's minimum refuses every deposit, by one rule or the other: say so.
+    const minimum = connection.minDeposit()
+    if (
+      minimum !== undefined &&
+      minimum > config.maxPlanUsdc &&
+      /^(PLAN_CAP_EXCEEDED|BELOW_MIN_DEPOSIT)\b/.test(text)
+    ) {
+      text += ` ${capBelowMinimumText(config.maxPlanUsdc, minimum)}`
+    }
     logger.debug(`${tool.name} refused in ${took()}: ${text}`)
     return refusal(text)
   }

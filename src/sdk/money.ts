@@ -156,3 +156,16 @@ function whyInvalid(text: string): string {
   if (/^0[0-9]/.test(text)) return 'leading zeros are not allowed'
   return 'expected a decimal number such as 12.5'
 }
+
+/**
+ * A share amount as inputs take it, base units first, with its decimal value beside it:
+ * `"199904644 share units (199.904644 shares)"`. Shares have 6 decimals, like USDC.
+ *
+ * @param shares - Share base units.
+ * @returns The labelled amount.
+ * @example
+ * describeShares(2_500_000n) // '2500000 share units (2.5 shares)'
+ */
+export function describeShares(shares: bigint): string {
+  return `${shares} share units (${formatUsdc(shares)} shares)`
+}

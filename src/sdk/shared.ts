@@ -14,6 +14,7 @@ export {
   type LogRangeLimit,
   readInRanges,
 } from './logRanges.js'
+export { describeShares } from './money.js'
 export { redactSecrets, redactUrl } from './redact.js'
 export { SettlementRecord } from './seller/settlementRecord.js'
 export { resolveSweepSettings, type SweepSettings } from './seller/sweep.js'

@@ -1,5 +1,5 @@
 import { type EIP1193RequestFn, type HttpTransport, type HttpTransportConfig, http } from 'viem'
-import { MalformedRpcAnswerError, readRpcFailure } from './errors/rpc.js'
+import { MalformedRpcAnswerError, RpcHttpStatusError, readRpcFailure } from './errors/rpc.js'
 import { sleep } from './internal/sleep.js'
 import { isLogRangeTooLarge } from './logRanges.js'
 
@@ -21,6 +21,9 @@ export type VaultHttpConfig = Omit<
   /** Per-attempt timeout in ms (headers and body). Default 10 000. */
   timeout?: number
 }
+
+/** HTTP statuses that say the URL or its key is wrong, whatever the body: never retried. */
+const refusedStatuses = new Set([401, 403, 404])
 
 /** Methods that send a transaction: retried only when the server said it did not process them (429). */
 const sendMethods = new Set(['eth_sendRawTransaction', 'eth_sendTransaction'])
@@ -55,7 +58,21 @@ export function vaultHttp(url?: string, config: VaultHttpConfig = {}): HttpTrans
     timeout = 10_000,
     ...httpConfig
   } = config
-  const base = http(url, { ...httpConfig, retryCount: 0, timeout })
+  const base = http(url, {
+    ...httpConfig,
+    retryCount: 0,
+    timeout,
+    async onFetchResponse(response) {
+      await httpConfig.onFetchResponse?.(response)
+      // The status decides first: a refused key or a wrong URL path is answered with any body
+      // (plain text, HTML, even under a JSON content type), which must not read as a malformed,
+      // retryable answer.
+      if (refusedStatuses.has(response.status)) {
+        await response.body?.cancel().catch(() => {})
+        throw new RpcHttpStatusError(response.status, response.url || url)
+      }
+    },
+  })
   return (params) => {
     const inner = base({ ...params, retryCount: 0, timeout })
     const request = (async (
@@ -64,7 +81,11 @@ export function vaultHttp(url?: string, config: VaultHttpConfig = {}): HttpTrans
     ) => {
       for (let attempt = 0; ; attempt++) {
         try {
-          return checkAnswer(args.method, await inner.request(args as never, options as never))
+          const answer = checkAnswer(args, await inner.request(args as never, options as never))
+          if (answer === '0x' && isAggregate3(args)) {
+            await checkNoCode(args, (call) => inner.request(call as never, options as never))
+          }
+          return answer
         } catch (error) {
           if (options?.signal?.aborted || attempt >= retryCount) throw error
           const decision = retryDecision(error, args.method)
@@ -126,7 +147,8 @@ const quantityMethods = new Set([
 ])
 
 /** Checks what viem read from a JSON-RPC response before anything decodes it. */
-function checkAnswer(method: string, result: unknown): unknown {
+function checkAnswer(args: { method: string; params?: unknown }, result: unknown): unknown {
+  const { method } = args
   // A JSON-RPC response has `result` (possibly null) or `error`; viem has thrown on `error` already.
   if (result === undefined) {
     throw new MalformedRpcAnswerError(`The answer to ${method} is not a JSON-RPC response.`)
@@ -137,5 +159,63 @@ function checkAnswer(method: string, result: unknown): unknown {
   ) {
     throw new MalformedRpcAnswerError(`The answer to ${method} is not a hex number.`)
   }
+  if (method === 'eth_call') {
+    // Return data is whole bytes of hex: `null`, a number or odd hex is no answer to a call.
+    if (typeof result !== 'string' || !/^0x(?:[0-9a-f]{2})*$/i.test(result)) {
+      throw new MalformedRpcAnswerError('The answer to eth_call is not hex data.')
+    }
+    if (result !== '0x' && isAggregate3(args) && !isAggregate3Answer(args, result)) {
+      throw new MalformedRpcAnswerError(
+        'The answer to a Multicall3 aggregate3 eth_call does not hold one result per call.',
+      )
+    }
+  }
   return result
+}
+
+/** Multicall3's `aggregate3((address,bool,bytes)[])` selector. */
+const aggregate3Selector = '0x82ad56cb'
+
+type CallParams = [{ to?: unknown; data?: unknown; input?: unknown }, unknown?]
+
+function callData(args: { params?: unknown }): string | undefined {
+  const [call] = (Array.isArray(args.params) ? args.params : []) as CallParams
+  const data = call?.data ?? call?.input
+  return typeof data === 'string' ? data.toLowerCase() : undefined
+}
+
+function isAggregate3(args: { method: string; params?: unknown }): boolean {
+  return args.method === 'eth_call' && callData(args)?.startsWith(aggregate3Selector) === true
+}
+
+/**
+ * Whether an `aggregate3` answer is shaped as its request: the array's offset (32) and one entry per
+ * call. Every vault read is one such call, so this catches an answer such as 32 zero bytes (which
+ * decodes as an empty array) at no cost, before a read takes it for a result.
+ */
+function isAggregate3Answer(args: { params?: unknown }, result: string): boolean {
+  const data = callData(args) ?? ''
+  const word = (hex: string, index: number) => hex.slice(index * 64, (index + 1) * 64)
+  const calls = BigInt(`0x${word(data.slice(10), 1) || '0'}`)
+  const answer = result.slice(2)
+  if (answer.length < 128) return false
+  return BigInt(`0x${word(answer, 0)}`) === 32n && BigInt(`0x${word(answer, 1)}`) === calls
+}
+
+/**
+ * An `aggregate3` answered `0x`: true only where Multicall3 has no code (then viem reports no
+ * contract). Where it has code, the RPC dropped the answer. Asked only on this error path, so a
+ * read that succeeds costs no extra round trip.
+ */
+async function checkNoCode(
+  args: { params?: unknown },
+  request: (call: { method: string; params: unknown[] }) => Promise<unknown>,
+): Promise<void> {
+  const [call, block] = (args.params ?? []) as CallParams
+  const code = await request({ method: 'eth_getCode', params: [call.to, block ?? 'latest'] })
+  if (typeof code === 'string' && code !== '0x') {
+    throw new MalformedRpcAnswerError(
+      'The answer to eth_call is empty, though the called contract has code.',
+    )
+  }
 }

@@ -61,6 +61,19 @@ describe('loadMcpConfig', () => {
     })
   })
 
+  it('reads VAULT_CHAIN case-insensitively, and names an unknown chain as such', async () => {
+    for (const name of ['BASE-SEPOLIA', 'Base-Sepolia', ' base-sepolia ']) {
+      expect((await loadMcpConfig({ VAULT_CHAIN: name })).chain).toBe('base-sepolia')
+    }
+    expect((await configError({ VAULT_CHAIN: 'BASE' })).message).toContain(
+      'does not serve Base mainnet yet',
+    )
+    const unknown = await configError({ VAULT_CHAIN: 'sepolia' })
+    expect(unknown.message).toContain('VAULT_CHAIN must be base-sepolia')
+    expect(unknown.message).toContain('not a chain this server knows')
+    expect(unknown.message).not.toContain('mainnet')
+  })
+
   it('names the variable at fault', async () => {
     expect((await configError({ VAULT_CHAIN: 'base' })).variable).toBe('VAULT_CHAIN')
     expect((await configError({ VAULT_MCP_MAX_PLAN_USDC: '0' })).message).toContain(

@@ -208,10 +208,22 @@ describe('refusals in front of the MCP SDK', () => {
     const parse = await postMcp(mcp.url, '{"jsonrpc": "2.0", "id": 1, "method": ', auth)
     expect(parse.status).toBe(400)
     expect(((await parse.json()) as { error: { code: number } }).error.code).toBe(-32700)
-    // Valid JSON, not a valid message: the MCP SDK's own JSON-RPC error, not a crash.
-    const invalid = await postMcp(mcp.url, { jsonrpc: '2.0', id: 2, method: 42 }, auth)
-    expect(invalid.status).toBeGreaterThanOrEqual(400)
-    expect((await rpcAnswer(invalid)).error).toBeDefined()
+    // Valid JSON, not a valid message: JSON-RPC's own codes, with a short message, not a dump.
+    for (const [message, code, id] of [
+      [{ jsonrpc: '2.0', id: 2, method: 42 }, -32600, 2],
+      [{ jsonrpc: '1.0', id: 3, method: 'tools/list' }, -32600, 3],
+      [[{ jsonrpc: '2.0', id: 4, method: 'tools/list' }], -32600, null],
+      [{ jsonrpc: '2.0', id: 5, method: 'tools/call' }, -32602, 5],
+    ] as const) {
+      const invalid = await postMcp(mcp.url, message, auth)
+      expect(invalid.status).toBe(400)
+      const answer = (await invalid.json()) as {
+        id: unknown
+        error: { code: number; message: string }
+      }
+      expect([answer.id, answer.error.code]).toEqual([id, code])
+      expect(answer.error.message).not.toMatch(/invalid_type|"path"|\n/)
+    }
   })
 
   it('arguments the MCP SDK would mishandle get the tool’s own refusal', async () => {

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, type RpcFault, startCountingProxy } from '../support/countingProxy.js'
+import { initializeRequest, spawnJsonLines } from '../support/jsonLinesProcess.js'
 import {
   callTool,
   callToolError,
@@ -9,6 +10,7 @@ import {
   connectMcp,
   expectNoInternals,
   type McpSession,
+  mcpBin,
 } from '../support/mcp.js'
 
 // The real stdio server behind a fault-injecting proxy. Its RPC URL carries a provider-style key in
@@ -130,8 +132,86 @@ describe('RPC faults through the real stdio server', () => {
     expect(elapsed).toBeLessThan(answeredWithinMs)
   })
 
+  // Providers answer a bad key or a wrong URL path with plain text, an HTML page, or a page under a
+  // JSON content type: the status decides, and retrying would never help.
+  it.each([
+    [401, 'text/plain', 'Unauthorized: invalid API key'],
+    [403, 'text/html', '<html><body><h1>403 Forbidden</h1></body></html>'],
+    [404, 'application/json', '<!DOCTYPE html><html><body>Not Found</body></html>'],
+    [401, 'application/json', 'invalid project id'],
+  ])(
+    'HTTP %i with a %s body that is not JSON-RPC is RPC_UNAUTHORIZED, not retried',
+    async (status, contentType, body) => {
+      proxy.setFault({ kind: 'status', status, contentType, body })
+      const started = performance.now()
+      const { result: text, requests } = await proxy.measure(() =>
+        callToolError(mcp.client, 'vault_status', {}, 'RPC_UNAUTHORIZED'),
+      )
+      expect(requests, 'no retry').toBe(1)
+      expect(performance.now() - started).toBeLessThan(answeredWithinMs)
+      expect(text).toContain(`HTTP ${status}`)
+      expect(text).toContain('fix the URL or the key in BASE_SEPOLIA_RPC_URL')
+      expect(text).not.toMatch(secret)
+    },
+  )
+
+  // A broken RPC or gateway answering eth_call with something no contract returns: a malformed
+  // answer (retryable), never INTERNAL_ERROR, and never "no contract" while the contracts are there.
+  it.each([
+    ['32 zero bytes', `0x${'0'.repeat(64)}`],
+    ['a number', 123],
+    ['null', null],
+    ['0x', '0x'],
+  ])('eth_call answered with %s is RPC_BAD_RESPONSE', async (_name, result) => {
+    proxy.setFault({ kind: 'call-result', result })
+    for (const [name, args] of calls()) {
+      const text = await callToolError(mcp.client, name, args, 'RPC_BAD_RESPONSE', {
+        retryable: true,
+      })
+      expect(text, name).toContain('BASE_SEPOLIA_RPC_URL')
+    }
+  })
+
+  it('a call the client cancels stops its RPC request at once', async () => {
+    proxy.setFault({ kind: 'hang' })
+    const controller = new AbortController()
+    const call = mcp.client.callTool({ name: 'vault_status', arguments: {} }, undefined, {
+      signal: controller.signal,
+    })
+    await vi.waitFor(() => expect(proxy.hanging).toBe(1), { timeout: 3_000, interval: 20 })
+    controller.abort()
+    await expect(call).rejects.toThrow()
+    // The server aborted the fetch: the proxy sees the connection close, long before the 8 s timeout.
+    await vi.waitFor(() => expect(proxy.hanging).toBe(0), { timeout: 1_000, interval: 20 })
+  })
+
   it('the server survives every fault: tools/list still answers', async () => {
     expect((await mcp.client.listTools()).tools).toHaveLength(6)
+  })
+})
+
+describe('the client going away while an RPC request hangs', () => {
+  it('closing stdin ends the process within 1 s and aborts the hung request', async () => {
+    const server = spawnJsonLines([mcpBin], {
+      BASE_SEPOLIA_RPC_URL: proxy.url,
+      VAULT_ADDRESSES: await writeAddressesFile(devnet),
+    })
+    proxy.setFault({ kind: 'hang' })
+    server.send(initializeRequest)
+    await server.next()
+    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'vault_status' } })
+    await vi.waitFor(() => expect(proxy.hanging).toBeGreaterThan(0), {
+      timeout: 5_000,
+      interval: 20,
+    })
+    const closed = performance.now()
+    server.child.stdin.end()
+    expect(await server.exited).toBe(0)
+    const took = performance.now() - closed
+    expect(took, `exited ${Math.round(took)} ms after stdin closed`).toBeLessThan(1_000)
+    await vi.waitFor(() => expect(proxy.hanging).toBe(0), { timeout: 1_000, interval: 20 })
+    expect(server.stderr()).not.toMatch(/\n\s+at /)
   })
 })
 

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
-import { callToolError, callToolOk, connectMcp, mcpBin, runBin } from '../support/mcp.js'
+import { initializeRequest, spawnJsonLines } from '../support/jsonLinesProcess.js'
+import { callTool, callToolError, callToolOk, connectMcp, mcpBin, runBin } from '../support/mcp.js'
 import { cliBin } from '../support/runCli.js'
 
 let devnet: Devnet
@@ -38,6 +39,12 @@ describe('configuration errors stop the server with a one-line reason', () => {
     const stderr = await expectStartupError({ VAULT_CHAIN: 'base' })
     expect(stderr).toContain('VAULT_CHAIN must be base-sepolia')
     expect(stderr).toContain('"base"')
+  })
+
+  it('VAULT_CHAIN is case-insensitive; an unknown chain is named as such', async () => {
+    const stderr = await expectStartupError({ VAULT_CHAIN: 'mainnet-ish' })
+    expect(stderr).toContain('not a chain this server knows')
+    expect(stderr).not.toContain('Base mainnet')
   })
 
   it('VAULT_MCP_MAX_PLAN_USDC must be a positive decimal', async () => {
@@ -123,16 +130,7 @@ describe('start-up and the RPC', () => {
 
   it('stdout carries only JSON-RPC, logs go to stderr, and the server exits when stdin closes', async () => {
     const requests = [
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      },
+      initializeRequest,
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'vault_status' } },
@@ -186,5 +184,148 @@ describe('start-up and the RPC', () => {
     const help = await runBin([cliBin, 'mcp', '--help'], {})
     expect(help.code).toBe(0)
     expect(help.stdout).toContain('VAULT_MCP_MAX_PLAN_USDC')
+  })
+})
+
+const initializeLine = initializeRequest
+
+describe('what a careless client sends', () => {
+  const env = () => ({ BASE_SEPOLIA_RPC_URL: devnet.rpcUrl, VAULT_ADDRESSES: addressesFile })
+
+  it('malformed JSON-RPC gets -32700, -32600 or -32602 with a short message, and the session goes on', async () => {
+    const server = spawnJsonLines([mcpBin], env())
+    // Sent first, so the early handshake hands each to the whole server.
+    const lines = [
+      '{"jsonrpc": "2.0", "id": 1, "method": ',
+      JSON.stringify({ jsonrpc: '1.0', id: 2, method: 'tools/list' }),
+      JSON.stringify([{ jsonrpc: '2.0', id: 3, method: 'tools/list' }]),
+      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call' }),
+      JSON.stringify({ jsonrpc: '2.0', id: 5, method: 42 }),
+      JSON.stringify(initializeLine),
+      JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }),
+    ]
+    server.child.stdin.write(`${lines.join('\n')}\n`)
+    const answers = []
+    for (let index = 0; index < 7; index++) answers.push(await server.next())
+    server.child.stdin.end()
+    expect(await server.exited).toBe(0)
+    const errors = answers.filter((answer) => answer.error !== undefined)
+    expect(
+      errors.map((answer) => [answer.id ?? null, (answer.error as { code: number }).code]),
+    ).toEqual([
+      [null, -32700],
+      [2, -32600],
+      [null, -32600],
+      [4, -32602],
+      [5, -32600],
+    ])
+    for (const { error } of errors) {
+      const message = (error as { message: string }).message
+      expect(message.length).toBeLessThan(200)
+      expect(message).not.toMatch(/invalid_type|"path"|"code":|\n/)
+    }
+    expect(answers.find((answer) => answer.id === 6)?.result?.tools).toHaveLength(6)
+  })
+
+  it('a client that closes its end of stdout ends the server quietly, early or in session', async () => {
+    // Early: the server writes its first answer into a closed pipe.
+    const early = spawnJsonLines([mcpBin], env())
+    early.child.stdin.on('error', () => {})
+    early.child.stdout.destroy()
+    early.send(initializeLine)
+    expect(await early.exited).toBe(0)
+    expect(early.stderr()).toBe('')
+
+    // In session: the handshake is answered, then the client stops reading and calls a tool.
+    const session = spawnJsonLines([mcpBin], env())
+    session.child.stdin.on('error', () => {})
+    session.send(initializeLine)
+    await session.next()
+    session.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    session.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
+    await session.next()
+    session.child.stdout.destroy()
+    session.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'no_such_tool' } })
+    session.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'vault_status' } })
+    expect(await session.exited).toBe(0)
+    expect(session.stderr()).not.toMatch(/EPIPE|\n\s+at /)
+  })
+
+  it('a repeated notifications/initialized logs "Connected" and verifies once', async () => {
+    const server = spawnJsonLines([mcpBin], { ...env(), MCP_LOG_LEVEL: 'debug' })
+    server.send(initializeLine)
+    await server.next()
+    for (let i = 0; i < 3; i++) server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'vault_status' } })
+    const answer = await server.next()
+    expect(answer.id).toBe(2)
+    server.child.stdin.end()
+    expect(await server.exited).toBe(0)
+    expect(server.stderr().match(/Connected to /g)).toHaveLength(1)
+    expect(server.stderr().match(/Verified the vault deployment/g)).toHaveLength(1)
+  })
+})
+
+describe('answers that lead an agent the right way', () => {
+  it('a cap below the minimum deposit says no deposit can be planned; inputs follow one rule', async () => {
+    const mcp = await connectMcp({
+      BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
+      VAULT_ADDRESSES: addressesFile,
+      VAULT_MCP_MAX_PLAN_USDC: '5',
+    })
+    const wallet = devnet.accounts.merchant.address
+    try {
+      await callToolOk(mcp.client, 'vault_status') // verified: the minimum is known
+      expect(mcp.stderr()).toContain('No deposit can be planned by this server')
+      for (const amountUsdc of ['6', '3']) {
+        const text = await callTool(mcp.client, 'vault_plan_deposit', { wallet, amountUsdc })
+        expect(text.isError, amountUsdc).toBe(true)
+        expect(text.text).toMatch(/^(PLAN_CAP_EXCEEDED|BELOW_MIN_DEPOSIT): /)
+        expect(text.text).toContain("below the vault's minimum deposit of 10 USDC")
+      }
+      // One rule for an amount above the cap, however many digits it has.
+      for (const digits of [20, 80, 200]) {
+        await callToolError(
+          mcp.client,
+          'vault_plan_deposit',
+          { wallet, amountUsdc: '9'.repeat(digits) },
+          'PLAN_CAP_EXCEEDED',
+        )
+      }
+      // A missing amount is named as missing, not as a number given for a string.
+      const missing = await callToolError(
+        mcp.client,
+        'vault_plan_deposit',
+        { wallet },
+        'INVALID_AMOUNT',
+      )
+      expect(missing).toContain('amountUsdc is required')
+      expect(missing).not.toContain('not a number')
+      // Leading zeros: refused for amounts and shares alike.
+      await callToolError(
+        mcp.client,
+        'vault_plan_deposit',
+        { wallet, amountUsdc: '00.1' },
+        'INVALID_AMOUNT',
+      )
+      const shares = await callToolError(
+        mcp.client,
+        'vault_plan_withdraw',
+        { wallet, shares: '0100' },
+        'INVALID_AMOUNT',
+      )
+      expect(shares).toContain('leading zeros')
+      // An unknown argument's name is echoed at most 256 characters long.
+      const huge = await callToolError(
+        mcp.client,
+        'vault_status',
+        { ['k'.repeat(100_000)]: 1 },
+        'INVALID_ARGUMENT',
+      )
+      expect(huge.length).toBeLessThan(600)
+      expect(huge).toContain('vault_status takes no arguments')
+    } finally {
+      await mcp.close()
+    }
   })
 })

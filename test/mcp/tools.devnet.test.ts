@@ -651,7 +651,7 @@ describe('errors', () => {
       { wallet, shares: position.shares },
       'PLAN_CAP_EXCEEDED',
     )
-    expect(text).toMatch(/Burning [\d.]+ shares pays 1\d\d(\.\d+)? USDC/)
+    expect(text).toMatch(/Burning \d+ share units \([\d.]+ shares\) pays 1\d\d(\.\d+)? USDC/)
     expect(text).toContain('VAULT_MCP_MAX_PLAN_USDC = 100')
   })
 

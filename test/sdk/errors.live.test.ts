@@ -139,7 +139,7 @@ describe("the Morpho vault's raw revert", () => {
   })
 })
 
-describe('amounts in messages are USDC or shares, never base units', () => {
+describe('amounts in messages are USDC, never base units; shares are base units and shares', () => {
   const revert = (abi: Abi, errorName: string, args: readonly unknown[], functionName?: string) =>
     toVaultError(new RawContractError({ data: encodeErrorResult({ abi, errorName, args }) }), {
       functionName,
@@ -147,7 +147,13 @@ describe('amounts in messages are USDC or shares, never base units', () => {
 
   it.each([
     [routerAbi, 'TVLCapExceeded', [600_000_000_123n, 500_000_000_000n], ['600000.000123 USDC']],
-    [routerAbi, 'InsufficientShares', [2_500_000n, 1_000_001n], ['2.5 shares', '1.000001 shares']],
+    // Shares are shown as inputs take them, base units first, with the decimal value beside them.
+    [
+      routerAbi,
+      'InsufficientShares',
+      [2_500_000n, 1_000_001n],
+      ['2500000 share units (2.5 shares)', '1000001 share units (1.000001 shares)'],
+    ],
     [routerAbi, 'InsufficientPermitAllowance', [1_500_000n, 2_000_000n], ['1.5 USDC', '2 USDC']],
     [routerAbi, 'UnserviceableNet', [25_000_000n, 24_999_999n], ['25 USDC', '24.999999 USDC']],
     [routerAbi, 'NoSafeRoute', [12_500_000n], ['12.5 USDC']],
@@ -167,6 +173,7 @@ describe('amounts in messages are USDC or shares, never base units', () => {
   ] as const)('%#: %s', (abi, errorName, args, shown) => {
     const { message } = revert(abi as Abi, errorName, args)
     for (const text of shown) expect(message).toContain(text)
+    if (errorName === 'InsufficientShares') return
     for (const arg of args)
       if (typeof arg === 'bigint' && arg > 0n) expect(message).not.toContain(String(arg))
   })
@@ -174,14 +181,17 @@ describe('amounts in messages are USDC or shares, never base units', () => {
   it('SlippageExceeded is in shares for a deposit, in USDC for a withdrawal', () => {
     const args = [9_990_001n, 10_000_000n]
     const deposit = revert(routerAbi, 'SlippageExceeded', args, 'deposit').message
-    expect(deposit).toContain('mint 9.990001 shares, below the minimum of 10 shares')
+    // Shares in base units, as inputs take them, with the decimal value beside them.
+    expect(deposit).toContain(
+      'mint 9990001 share units (9.990001 shares), below the minimum of 10000000 share units (10 shares)',
+    )
     const permit = revert(routerAbi, 'SlippageExceeded', args, 'depositWithPermit').message
     expect(permit).toContain('9.990001 shares')
     const withdrawal = revert(routerAbi, 'SlippageExceeded', args, 'withdraw').message
     expect(withdrawal).toContain('pay 9.990001 USDC, below the minimum of 10 USDC')
     const unknown = revert(routerAbi, 'SlippageExceeded', args).message
     expect(unknown).toContain('9.990001')
-    for (const message of [deposit, withdrawal, unknown]) expect(message).not.toContain('9990001')
+    for (const message of [withdrawal, unknown]) expect(message).not.toContain('9990001')
   })
 
   it('a simulation names the function itself', () => {
@@ -191,7 +201,7 @@ describe('amounts in messages are USDC or shares, never base units', () => {
       args: [4_000_000n, 5_000_000n],
     })
     const error = toVaultError(shapes[0]?.[1](data), { addresses })
-    expect(error.message).toContain('4 shares')
+    expect(error.message).toContain('4000000 share units (4 shares)')
   })
 })
 

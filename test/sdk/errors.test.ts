@@ -145,7 +145,9 @@ describe('custom errors of the ABIs', () => {
     expect(cap.message).toContain('600000 USDC')
     expect(cap.message).toContain('500000 USDC')
     expect(byName('SlippageExceeded', [1n, 2n]).code).toBe('SLIPPAGE_EXCEEDED')
-    expect(byName('InsufficientShares', [2_000_000n, 1_000_000n]).message).toContain('1 shares')
+    expect(byName('InsufficientShares', [2_000_000n, 1_000_000n]).message).toContain(
+      '1000000 share units (1 shares)',
+    )
     expect(byName('UnserviceableNet', [5n, 4n]).code).toBe('UNSERVICEABLE_AMOUNT')
     expect(byName('NotAuthorised').code).toBe('NOT_AUTHORISED')
   })
@@ -220,7 +222,8 @@ describe('RPC errors', () => {
     [408, 'RPC_TIMEOUT', true],
     [401, 'RPC_UNAUTHORIZED', false],
     [403, 'RPC_UNAUTHORIZED', false],
-    [404, 'RPC_HTTP_ERROR', false],
+    [404, 'RPC_UNAUTHORIZED', false], // a wrong URL path or key, as providers answer it
+    [400, 'RPC_HTTP_ERROR', false],
   ] as const)(
     'HTTP %i → %s (retryable %s), no secret in the message',
     (status, code, retryable) => {

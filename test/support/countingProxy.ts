@@ -13,10 +13,16 @@ import type { AddressInfo } from 'node:net'
  *   JSON-RPC error -32601 (method not found), as a provider without that method answers it; in a batch,
  *   the other calls keep their answers;
  * - `reset`: the connection is dropped unanswered (the RPC is unreachable);
- * - `hang`: the request is never answered (past any client timeout).
+ * - `hang`: the request is never answered (past any client timeout);
+ * - `call-result`: the real answer, except `result` as the result of every `eth_call` (such as
+ *   `0x`, 32 zero bytes, a number or `null`: what a broken RPC or gateway sends).
+ *
+ * A `status` fault's body is `error <status>` as plain text unless `body` and `contentType` say
+ * otherwise (an HTML page, or a page under a JSON content type, as some providers send for a bad key).
  */
 export type RpcFault =
-  | { kind: 'status'; status: number; retryAfter?: string }
+  | { kind: 'status'; status: number; retryAfter?: string; body?: string; contentType?: string }
+  | { kind: 'call-result'; result: unknown }
   | { kind: 'malformed-json' }
   | { kind: 'not-json-rpc' }
   | { kind: 'empty-number' }
@@ -57,6 +63,11 @@ export type CountingProxy = {
    * answer it with an HTTP status instead of forwarding it (return the status). `undefined` removes it.
    */
   setInterceptor: (interceptor: Interceptor | undefined) => void
+  /**
+   * Requests held by a `hang` fault whose client has not gone yet: a client that aborts its request
+   * (or exits) closes the connection, which takes it off this count.
+   */
+  readonly hanging: number
   /** Called with each forwarded request's calls once the target has answered it. */
   setAnsweredListener: (listener: ((calls: RpcCall[]) => void) | undefined) => void
   close: () => Promise<void>
@@ -99,6 +110,7 @@ const toRpcCall = (call: JsonRpcCall): RpcCall => ({
 export async function startCountingProxy(targetUrl: string): Promise<CountingProxy> {
   let target = targetUrl
   let requests = 0
+  let hanging = 0
   let methods: string[] = []
   let fault: { fault: RpcFault; methods?: readonly string[]; timesLeft: number } | undefined
 
@@ -131,11 +143,17 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
       request.socket.destroy()
       return
     }
-    if (injected?.kind === 'hang') return // answered by nothing: the client's timeout must fire
+    if (injected?.kind === 'hang') {
+      // Answered by nothing: the client's timeout (or its abort) must end it.
+      hanging++
+      response.once('close', () => hanging--)
+      return
+    }
     if (injected?.kind === 'status') {
-      const headers =
+      const headers: Record<string, string> =
         injected.retryAfter === undefined ? {} : { 'Retry-After': injected.retryAfter }
-      response.writeHead(injected.status, headers).end(`error ${injected.status}`)
+      if (injected.contentType) headers['Content-Type'] = injected.contentType
+      response.writeHead(injected.status, headers).end(injected.body ?? `error ${injected.status}`)
       return
     }
     if (injected?.kind === 'malformed-json') return answer(response, '{"jsonrpc":"2.0","id":1,"res')
@@ -150,6 +168,9 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
       if (injected?.kind === 'empty-number') return answer(response, emptyNumbers(text, calls))
       if (injected?.kind === 'method-not-found') {
         return answer(response, methodsNotFound(text, calls, injected.methods))
+      }
+      if (injected?.kind === 'call-result') {
+        return answer(response, replaceResults(text, calls, 'eth_call', injected.result))
       }
       answer(response, text, forwarded.status)
       answered?.(rpcCalls)
@@ -174,6 +195,9 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
     },
     get methods() {
       return methods
+    },
+    get hanging() {
+      return hanging
     },
     reset() {
       requests = 0
@@ -259,4 +283,13 @@ function emptyNumbers(text: string, calls: JsonRpcCall[]): string {
   }
   const parsed = JSON.parse(text) as { id?: unknown } | { id?: unknown }[]
   return JSON.stringify(Array.isArray(parsed) ? parsed.map(blank) : blank(parsed))
+}
+
+/** The upstream answer with `result` as the result of every call to `method`. */
+function replaceResults(text: string, calls: JsonRpcCall[], method: string, result: unknown) {
+  const methodOf = new Map(calls.map((call) => [call.id, String(call.method)]))
+  const replace = (item: { id?: unknown; result?: unknown }) =>
+    methodOf.get(item.id) === method && 'result' in item ? { ...item, result } : item
+  const parsed = JSON.parse(text) as { id?: unknown } | { id?: unknown }[]
+  return JSON.stringify(Array.isArray(parsed) ? parsed.map(replace) : replace(parsed))
 }

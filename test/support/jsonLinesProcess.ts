@@ -12,6 +12,18 @@ export type JsonRpcLine = {
   error?: unknown
 }
 
+/** A 2025-era client's opening request, as a raw client writes it (id 1). */
+export const initializeRequest = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '1' },
+  },
+} as const
+
 /** The running process. */
 export type JsonLinesProcess = {
   child: ChildProcessWithoutNullStreams

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { type DepositPlan, formatUsdc, planDeposit, VaultPreconditionError } from '../../index.js'
+import { describeShares } from '../../sdk/shared.js'
 import { McpToolError, withAdvice } from '../errors.js'
 import { parseUsdcInput, parseWalletInput } from '../inputs.js'
 import { planEnvelope, type TransactionJson, transactionJson, usdcAmount } from '../json.js'
@@ -132,7 +133,7 @@ function depositSteps(
     })
   }
   steps.push({
-    description: `Deposit ${amount} USDC into the vault (router.deposit), accepting no fewer than ${formatUsdc(plan.minSharesOut)} shares.`,
+    description: `Deposit ${amount} USDC into the vault (router.deposit), accepting no fewer than ${describeShares(plan.minSharesOut)}.`,
     transaction: transactionJson(plan.transaction),
   })
   return steps.map((step, index) => ({ step: index + 1, ...step }))
@@ -140,7 +141,7 @@ function depositSteps(
 
 function depositNextSteps(plan: DepositPlan, count: number): string {
   if (count === 1) {
-    return `Send the deposit transaction from ${plan.wallet}. Its simulation minted ${formatUsdc(plan.simulatedShares ?? 0n)} shares; it reverts below ${formatUsdc(plan.minSharesOut)}.`
+    return `Send the deposit transaction from ${plan.wallet}. Its simulation minted ${describeShares(plan.simulatedShares ?? 0n)}; it reverts below ${describeShares(plan.minSharesOut)}.`
   }
   const missing = [
     plan.needsRegistration ? 'register the wallet' : undefined,

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { formatUsdc, planWithdraw } from '../../index.js'
+import { describeShares } from '../../sdk/shared.js'
 import { McpToolError } from '../errors.js'
 import {
   assertWithinPlanCap,
@@ -85,7 +86,7 @@ export const vaultPlanWithdraw = defineTool({
       assertWithinPlanCap(
         plan.expectedUsdcOut,
         context.config,
-        `Burning ${formatUsdc(plan.shares)} shares pays ${formatUsdc(plan.expectedUsdcOut)} USDC`,
+        `Burning ${describeShares(plan.shares)} pays ${formatUsdc(plan.expectedUsdcOut)} USDC`,
       )
     }
     return {
@@ -100,7 +101,7 @@ export const vaultPlanWithdraw = defineTool({
       slippageBps: plan.mode === 'shares' ? plan.slippageBps : null,
       simulatedUsdcOut: usdcAmount(plan.simulatedUsdcOut),
       blockNumber: plan.blockNumber.toString(),
-      nextSteps: `Send this transaction from ${plan.wallet}. It burns ${formatUsdc(plan.shares)} of its ${formatUsdc(plan.shareBalance)} shares and pays at least ${formatUsdc(plan.minUsdcOut)} USDC to the wallet (the simulation paid ${formatUsdc(plan.simulatedUsdcOut)} USDC).`,
+      nextSteps: `Send this transaction from ${plan.wallet}. It burns ${describeShares(plan.shares)} of its ${describeShares(plan.shareBalance)} and pays at least ${formatUsdc(plan.minUsdcOut)} USDC to the wallet (the simulation paid ${formatUsdc(plan.simulatedUsdcOut)} USDC).`,
     }
   },
 })

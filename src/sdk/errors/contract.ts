@@ -6,7 +6,7 @@ import {
   isHex,
 } from 'viem'
 import { vaultErrorsAbi } from '../abis/index.js'
-import { formatUsdc } from '../money.js'
+import { describeShares, formatUsdc } from '../money.js'
 import { redactSecrets } from '../redact.js'
 import { VaultContractError, type VaultContractRole, type VaultError } from './classes.js'
 import type { VaultErrorCode, VaultErrorDetails } from './codes.js'
@@ -25,9 +25,9 @@ type ErrorInfo = {
 /** An amount argument in USDC (`12.5 USDC`), never bare base units. */
 const usdc = (value: unknown) =>
   typeof value === 'bigint' ? `${formatUsdc(value)} USDC` : String(value)
-/** A share amount argument (`12.5 shares`; shares have 6 decimals like USDC). */
+/** A share amount argument, in base units as inputs take them, and as decimal shares. */
 const shares = (value: unknown) =>
-  typeof value === 'bigint' ? `${formatUsdc(value)} shares` : String(value)
+  typeof value === 'bigint' ? describeShares(value) : String(value)
 
 const morphoUnreachable =
   "The Morpho venue can't be valued right now (its vault does not answer), so the router refuses. Try again later."

@@ -10,6 +10,24 @@ export class MalformedRpcAnswerError extends Error {
   override name = 'MalformedRpcAnswerError'
 }
 
+/**
+ * An HTTP status that refuses the request whatever its body says (401, 403, 404: a wrong key or URL
+ * path). `vaultHttp` throws it before reading the body; the SDK reports it as `RPC_UNAUTHORIZED`.
+ */
+export class RpcHttpStatusError extends Error {
+  override name = 'RpcHttpStatusError'
+  /**
+   * @param status - The HTTP status.
+   * @param url - The RPC URL (redact it before showing it).
+   */
+  constructor(
+    readonly status: number,
+    readonly url: string | undefined,
+  ) {
+    super(`HTTP ${status}`)
+  }
+}
+
 /** JSON-RPC error codes that mean "slow down". */
 const rateLimitCodes = new Set([429, -32005, -32007])
 
@@ -54,7 +72,9 @@ export function readRpcFailure(error: unknown): RpcFailure | undefined {
     findCause(error, (e) => e.name === 'UnknownRpcError' && e.cause instanceof TypeError) ??
     // A batch answered with fewer JSON-RPC responses than requests (viem's own message).
     findCause(error, (e) => /^Expected \d+ responses to batch request\.$/.test(e.message))
-  const http = findError<HttpErrorLike>(error, 'HttpRequestError', 'RpcRequestError')
+  // A status read before the body (RpcHttpStatusError) decides over whatever the body was.
+  const refused = findError<HttpErrorLike>(error, 'RpcHttpStatusError')
+  const http = refused ?? findError<HttpErrorLike>(error, 'HttpRequestError', 'RpcRequestError')
   const rpc = findCause<{ code: number }>(
     error,
     (e) => /RpcError$/.test(e.name) && typeof e.code === 'number',
@@ -64,13 +84,15 @@ export function readRpcFailure(error: unknown): RpcFailure | undefined {
   const rpcCode = rpc?.code ?? (typeof http?.code === 'number' ? http.code : undefined)
   const kind: RpcFailure['kind'] = timeout
     ? 'timeout'
-    : malformed
-      ? 'malformed'
-      : status !== undefined
-        ? 'http'
-        : http?.name === 'HttpRequestError'
-          ? 'unreachable'
-          : 'jsonRpc'
+    : refused
+      ? 'http'
+      : malformed
+        ? 'malformed'
+        : status !== undefined
+          ? 'http'
+          : http?.name === 'HttpRequestError'
+            ? 'unreachable'
+            : 'jsonRpc'
   return {
     kind,
     status,
@@ -112,10 +134,10 @@ export function fromRpcFailure(failure: RpcFailure, prefix: string, cause: unkno
   if (status !== undefined && status >= 500) {
     return error('RPC_HTTP_ERROR', `The RPC answered HTTP ${status}${where}.`, true)
   }
-  if (status === 401 || status === 403) {
+  if (status === 401 || status === 403 || status === 404) {
     return error(
       'RPC_UNAUTHORIZED',
-      `The RPC refused the request (HTTP ${status})${where}: check the RPC URL's key.`,
+      `The RPC refused the request (HTTP ${status})${where}: check the RPC URL, its path and its key.`,
       false,
     )
   }

@@ -1,9 +1,11 @@
-import type { MulticallResponse } from 'viem'
+import type { Address, Hex, MulticallResponse } from 'viem'
+import { getCode } from 'viem/actions'
 import { routerAbi } from '../abis/router.js'
 import { multicall3Abi } from '../abis/venues.js'
 import { multicall3Address } from '../chains.js'
 import type { VaultContext } from '../context.js'
-import { VaultConfigError, type VaultError } from '../errors/classes.js'
+import { VaultConfigError, type VaultError, VaultRpcError } from '../errors/classes.js'
+import { findError } from '../errors/find.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { type Field, unavailable } from '../field.js'
 
@@ -139,6 +141,36 @@ export async function guard<T>(
   try {
     return await run()
   } catch (error) {
-    throw toVaultError(error, decodeOptions(ctx, action)) satisfies VaultError
+    const converted = toVaultError(error, decodeOptions(ctx, action)) satisfies VaultError
+    if (converted.code !== 'CONTRACT_NO_DATA') throw converted
+    throw await noDataOrBadAnswer(ctx, error, converted, action)
   }
+}
+
+/**
+ * A call that returned no data: true when the contract has no code there, a malformed RPC answer
+ * when it has. The code is read on this error path only, so a read that succeeds pays nothing.
+ */
+async function noDataOrBadAnswer(
+  ctx: DecodeContext,
+  error: unknown,
+  converted: VaultError,
+  action: string,
+): Promise<VaultError> {
+  const address = findError<{ contractAddress?: Address }>(
+    error,
+    'ContractFunctionExecutionError',
+  )?.contractAddress
+  if (!address) return converted
+  let code: Hex | undefined
+  try {
+    code = await getCode(ctx.publicClient, { address })
+  } catch (codeError) {
+    return toVaultError(codeError, decodeOptions(ctx, action))
+  }
+  if (!code || code === '0x') return converted
+  return new VaultRpcError(
+    `${action} failed: The RPC answered the call with no data, though the contract has code there: a malformed answer.`,
+    { code: 'RPC_BAD_RESPONSE', retryable: true, cause: error },
+  )
 }

@@ -3,7 +3,7 @@ import { multicall } from 'viem/actions'
 import { feeCollectorAbi, routerAbi, shareTokenAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
 import { VaultPreconditionError, VaultValidationError } from '../errors/classes.js'
-import { formatUsdc } from '../money.js'
+import { describeShares, formatUsdc } from '../money.js'
 import {
   blockNumberCall,
   blockOf,
@@ -138,7 +138,7 @@ export async function quoteWithdraw(
   }
   if (target.mode === 'shares' && target.shares > shareBalance) {
     throw new VaultPreconditionError(
-      `The wallet holds ${formatUsdc(shareBalance)} shares, fewer than the ${formatUsdc(target.shares)} to burn.`,
+      `The wallet holds ${describeShares(shareBalance)}, fewer than the ${describeShares(target.shares)} to burn.`,
       {
         code: 'INSUFFICIENT_SHARES',
         details: { requested: target.shares, available: shareBalance },
@@ -161,7 +161,7 @@ export async function quoteWithdraw(
   if (target.mode === 'amount') {
     if (previewed > shareBalance) {
       throw new VaultPreconditionError(
-        `Receiving ${formatUsdc(target.amount)} USDC needs ${formatUsdc(previewed)} shares; the wallet holds ${formatUsdc(shareBalance)}.`,
+        `Receiving ${formatUsdc(target.amount)} USDC needs ${describeShares(previewed)}; the wallet holds ${describeShares(shareBalance)}.`,
         { code: 'INSUFFICIENT_SHARES', details: { requested: previewed, available: shareBalance } },
       )
     }
