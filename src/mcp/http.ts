@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/server'
 import type { McpConfig } from './config.js'
 import { isLoopbackHost } from './httpConfig.js'
+import { isPlainObject } from './isPlainObject.js'
 import { checkJsonRpcMessage } from './jsonRpcCheck.js'
 import { createLogger, type McpLogger } from './logger.js'
 import { createVaultMcp } from './server.js'
@@ -148,6 +149,14 @@ export function createMcpHttpHandler(
     },
   )
 
+  // `tools/list` answers, as the SDK gave them to a 2025-era request, by the headers it judged that
+  // request by: the listing never changes, and under load building it again is most of a request's time.
+  const listings = new Map<string, string>()
+  const listingKey = (request: Request) =>
+    ['mcp-protocol-version', 'mcp-method', 'mcp-name', 'accept']
+      .map((name) => request.headers.get(name) ?? '')
+      .join('\n')
+
   /**
    * A 2025-era request, stateless: a new server instance over the shared parts, answered with one
    * JSON body (the protocol lets a server answer a POST with JSON or an event stream; this server
@@ -172,7 +181,14 @@ export function createMcpHttpHandler(
     signal.addEventListener('abort', teardown, { once: true })
     await server.connect(transport)
     try {
-      return await transport.handleRequest(request, { parsedBody: message })
+      const response = await transport.handleRequest(request, { parsedBody: message })
+      if (isPlainToolsList(message) && response.status === 200 && !isEventStream(response)) {
+        const answer = JSON.parse(await response.clone().text()) as { result?: unknown }
+        if (answer.result !== undefined) {
+          listings.set(listingKey(request), JSON.stringify(answer.result))
+        }
+      }
+      return response
     } finally {
       signal.removeEventListener('abort', teardown)
       teardown()
@@ -348,6 +364,15 @@ export function createMcpHttpHandler(
       )
     }
     describe(message, entry)
+    if (isPlainToolsList(message)) {
+      const listing = listings.get(listingKey(request))
+      if (listing !== undefined) {
+        return new Response(
+          `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${listing}}`,
+          { status: 200, headers: { 'content-type': 'application/json' } },
+        )
+      }
+    }
     const invalid = checkJsonRpcMessage(message)
     if (invalid !== undefined) {
       // Over HTTP even a notification gets its refusal, as a 400 (the MCP transport allows it).
@@ -638,6 +663,19 @@ async function untilFirstEvent(response: Response, signal: AbortSignal): Promise
     },
   })
   return new Response(body, { status: response.status, headers: response.headers })
+}
+
+/** `tools/list` with no parameters (no cursor, no `_meta`): a request whose answer never changes. */
+function isPlainToolsList(message: unknown): message is { id: RequestId } {
+  if (!isPlainObject(message)) return false
+  const { jsonrpc, method, id, params } = message
+  return (
+    jsonrpc === '2.0' &&
+    method === 'tools/list' &&
+    (typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))) &&
+    (params === undefined || (isPlainObject(params) && Object.keys(params).length === 0)) &&
+    Object.keys(message).length === (params === undefined ? 3 : 4)
+  )
 }
 
 function isEventStream(response: Response): boolean {

@@ -9,7 +9,7 @@ import express from 'express'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createMcpHttpHandler, loadMcpConfig, type McpLogger } from '../../src/mcp/index.js'
-import { connectHttp, postMcp } from '../support/mcpHttp.js'
+import { connectHttp, postMcp, rpcAnswer } from '../support/mcpHttp.js'
 
 const quiet: McpLogger = { debug() {}, info() {}, warn() {}, error() {} }
 const token = 'mount-token-0123456789abcdef'
@@ -68,3 +68,36 @@ it.each(['express', 'expressJson', 'hono'] as const)(
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/)
   },
 )
+
+it('a 2025-era tools/list is answered the same each time, the first through the MCP SDK, the rest from its answer; a listing with parameters always through the SDK', async () => {
+  const headers = { ...auth, 'mcp-protocol-version': '2025-11-25' }
+  const list = async (id: number | string, params?: object) => {
+    const response = await postMcp(
+      urls.hono,
+      { jsonrpc: '2.0', id, method: 'tools/list', ...(params ? { params } : {}) },
+      headers,
+    )
+    expect(response.status).toBe(200)
+    return rpcAnswer(response)
+  }
+  // The SDK's own answer, to a listing with parameters (a progress token), which it always builds.
+  const fromSdk = await list(1, { _meta: { progressToken: 'p' } })
+  const [first, second, third] = [await list(2), await list('three'), await list(4, {})]
+  expect((fromSdk.result as { tools: unknown[] }).tools).toHaveLength(6)
+  for (const [answer, id] of [
+    [first, 2],
+    [second, 'three'],
+    [third, 4],
+  ] as const) {
+    expect(answer).toEqual({ jsonrpc: '2.0', id, result: fromSdk.result })
+  }
+  // A protocol version the SDK refuses is refused every time, never answered from a listing.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const refused = await postMcp(
+      urls.hono,
+      { jsonrpc: '2.0', id: 5, method: 'tools/list' },
+      { ...auth, 'mcp-protocol-version': '1999-01-01' },
+    )
+    expect(refused.status).toBe(400)
+  }
+})
