@@ -31,13 +31,13 @@ export type ColdStart = {
  * The server needs no RPC answer for the listing (it verifies the deployment after the handshake, in
  * the background). Each run then calls `vault_status`, for the time to a first answer from the chain.
  *
- * @param ctx - The devnet (its RPC URL) and the sample count (9, or 3 in a smoke run).
+ * @param ctx - The devnet (its RPC URL) and the sample count (9, or 1 in a smoke run).
  * @returns The medians, the ratio and every run, in ms.
  * @example
  * const { medianMs, ratio } = await measureColdStart(ctx)
  */
 export async function measureColdStart(ctx: BenchContext): Promise<ColdStart> {
-  const runs = ctx.smoke ? 3 : 9
+  const runs = ctx.smoke ? 1 : 9
   const runsMs: number[] = []
   const nodeRunsMs: number[] = []
   const firstCallMs: number[] = []

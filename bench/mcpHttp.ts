@@ -48,7 +48,7 @@ const headers = {
 export async function measureMcpHttp(ctx: BenchContext): Promise<McpHttpLoad> {
   const clients = 50
   const requestsPerClient = ctx.smoke ? 3 : 20
-  const warmUpPerClient = ctx.smoke ? 1 : 5
+  const warmUpPerClient = ctx.smoke ? 0 : 5
   const proxy = await startCountingProxy(ctx.devnet.rpcUrl)
   const server = await startHttpMcp({
     PATH: process.env.PATH ?? '',
