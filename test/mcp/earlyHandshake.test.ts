@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { answerHandshakeEarly } from '../../src/mcp/earlyHandshake.js'
 import type { HandshakeRecording } from '../../src/mcp/handshakeRecording.js'
 import { recordHandshake } from '../../src/mcp/recordHandshake.js'
+import { initializeRequest } from '../support/jsonLinesProcess.js'
 
 let recording: HandshakeRecording
 beforeAll(async () => {
@@ -82,14 +83,8 @@ describe('answerHandshakeEarly', () => {
   it('a line split across chunks, inside a multi-byte character, is read whole', async () => {
     const bytes = Buffer.from(
       line({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'clïent ✓', version: '1' },
-        },
+        ...initializeRequest,
+        params: { ...initializeRequest.params, clientInfo: { name: 'clïent ✓', version: '1' } },
       }),
     )
     const cut = bytes.indexOf(Buffer.from('✓')) + 1

@@ -9,6 +9,7 @@ import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { giveMerchantPositionAndAllowance } from '../support/devnet.js'
+import { initializeRequest } from '../support/jsonLinesProcess.js'
 import {
   callToolError,
   callToolOk,
@@ -113,16 +114,7 @@ it('answers 100 concurrent calls, all of them', async () => {
 })
 
 describe('refusals in front of the MCP SDK', () => {
-  const initialize = {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'curl', version: '1' },
-    },
-  }
+  const initialize = initializeRequest
 
   async function expectRefusal(
     response: Response,
