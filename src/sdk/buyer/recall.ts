@@ -33,7 +33,7 @@ export type Recall = {
   /**
    * How long the recall took, in milliseconds: from its first balance read to the withdrawal's
    * receipt, retries included. The payments it funded waited this long for it, and for their batch
-   * to gather (a few milliseconds, at most half the last recall's time).
+   * to gather (a few milliseconds, at most a quarter of the last recall's time).
    */
   durationMs: number
 }

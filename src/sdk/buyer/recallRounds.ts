@@ -23,8 +23,9 @@ export type FundingOutcome =
 /** A batch starts once no payment arrived for this long… */
 const gatherQuietMs = 15
 /**
- * …or at the latest this long after it could start, and never longer than half the last recall took:
- * waiting for stragglers longer than that costs the batch more than a second recall would cost them.
+ * …or at the latest this long after it could start, and never longer than a quarter of the last
+ * recall: a batch's payments then wait little more than one recall, even after a slow one, and a
+ * straggler left out waits at most for the next round.
  */
 const gatherMaxMs = 100
 
@@ -154,12 +155,12 @@ export class RecallRounds {
   }
 
   /**
-   * Waits until no payment has arrived for {@link gatherQuietMs}, or {@link gatherMaxMs} (at most half
-   * the last recall's time) after the batch could start: a burst whose 402s come back over a few
-   * milliseconds makes one batch, not several.
+   * Waits until no payment has arrived for {@link gatherQuietMs}, or {@link gatherMaxMs} (at most a
+   * quarter of the last recall's time) after the batch could start: a burst whose 402s come back over
+   * a few milliseconds makes one batch, not several.
    */
   private async gather(previousEnd: number): Promise<void> {
-    const maxMs = Math.min(gatherMaxMs, (this.lastRecallMs ?? Number.POSITIVE_INFINITY) / 2)
+    const maxMs = Math.min(gatherMaxMs, (this.lastRecallMs ?? Number.POSITIVE_INFINITY) / 4)
     for (;;) {
       const now = Date.now()
       const at = Math.min(
