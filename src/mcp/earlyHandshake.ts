@@ -2,6 +2,7 @@ import { PassThrough, type Readable, type Writable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import type { HandshakeRecording } from './handshakeRecording.js'
 import { isPlainObject } from './isPlainObject.js'
+import { isEmptyParams, isRequestId } from './jsonRpcCheck.js'
 
 /** A JSON-RPC request id. */
 type RequestId = string | number
@@ -132,10 +133,6 @@ function parseObject(line: string): Record<string, unknown> | undefined {
   }
 }
 
-function isRequestId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))
-}
-
 /** `initialize` params as every 2025-era client sends them, with no 2026 envelope (`_meta`). */
 function isHandshakeParams(params: unknown): params is { protocolVersion: string } {
   if (!isPlainObject(params) || '_meta' in params) return false
@@ -147,8 +144,4 @@ function isHandshakeParams(params: unknown): params is { protocolVersion: string
     typeof clientInfo.name === 'string' &&
     typeof clientInfo.version === 'string'
   )
-}
-
-function isEmptyParams(params: unknown): boolean {
-  return params === undefined || (isPlainObject(params) && Object.keys(params).length === 0)
 }

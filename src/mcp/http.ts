@@ -10,7 +10,7 @@ import {
 import type { McpConfig } from './config.js'
 import { isLoopbackHost } from './httpConfig.js'
 import { isPlainObject } from './isPlainObject.js'
-import { checkJsonRpcMessage } from './jsonRpcCheck.js'
+import { checkJsonRpcMessage, isEmptyParams, isRequestId } from './jsonRpcCheck.js'
 import { createLogger, type McpLogger } from './logger.js'
 import { createVaultMcp } from './server.js'
 import { type AnyVaultTool, guardToolCall } from './tool.js'
@@ -672,8 +672,8 @@ function isPlainToolsList(message: unknown): message is { id: RequestId } {
   return (
     jsonrpc === '2.0' &&
     method === 'tools/list' &&
-    (typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))) &&
-    (params === undefined || (isPlainObject(params) && Object.keys(params).length === 0)) &&
+    isRequestId(id) &&
+    isEmptyParams(params) &&
     Object.keys(message).length === (params === undefined ? 3 : 4)
   )
 }

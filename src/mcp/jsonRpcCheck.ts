@@ -91,6 +91,30 @@ export function checkJsonRpcMessage(message: unknown): JsonRpcVerdict | undefine
   return undefined
 }
 
+/**
+ * A request id this server echoes as it came: a string, or an integer.
+ *
+ * @param value - The message's `id`.
+ * @returns Whether it is one.
+ * @example
+ * isRequestId(1) // true; isRequestId(1.5) // false
+ */
+export function isRequestId(value: unknown): value is string | number {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))
+}
+
+/**
+ * Params that ask for nothing: absent, or `{}` (no cursor, no `_meta`).
+ *
+ * @param params - The message's `params`.
+ * @returns Whether they are empty.
+ * @example
+ * isEmptyParams({ cursor: 'x' }) // false
+ */
+export function isEmptyParams(params: unknown): boolean {
+  return params === undefined || (isPlainObject(params) && Object.keys(params).length === 0)
+}
+
 function verdict(
   id: string | number | null,
   code: JsonRpcRefusal['error']['code'],

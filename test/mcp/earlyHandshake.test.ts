@@ -105,19 +105,7 @@ describe('answerHandshakeEarly', () => {
     ],
     [
       'initialize with a _meta envelope',
-      [
-        line({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'a', version: '1' },
-            _meta: {},
-          },
-        }),
-      ],
+      [line({ ...initializeRequest, params: { ...initializeRequest.params, _meta: {} } })],
     ],
     [
       'initialize without clientInfo',
