@@ -68,6 +68,8 @@ export type RecallSettings = {
  * @param settings - The vault, the wallet, retries and receipt wait.
  * @param target - The liquid USDC the wallet must hold (payments in flight, these payments, the reserve).
  * @param payments - The payments it funds, for the report.
+ * @param startedAt - When the round asking for it began (`performance.now()`, before its first balance
+ *   read): the recall's `durationMs` counts from there.
  * @returns The recall, or `undefined` when the balance already covered `target`.
  * @throws {RecallFailure} when the last attempt failed.
  */
@@ -75,16 +77,15 @@ export async function recallTo(
   settings: RecallSettings,
   target: bigint,
   payments: bigint[],
+  startedAt: number,
 ): Promise<Recall | undefined> {
   const { ctx, wallet, retry, wait, onRetry } = settings
   let sent: { withdrawal: SentWithdrawal; requested: bigint; walletBalance: bigint } | undefined
   // An object, not a `let`: the attempt's closure moves it along.
   const at: { step: RecallStep } = { step: 'balance-read' }
-  let startedAt: number | undefined
   for (let attempt = 1; ; attempt++) {
     try {
       return await runExclusive(ctx, undefined, async (slot) => {
-        startedAt ??= performance.now()
         if (!sent) {
           at.step = 'balance-read'
           const walletBalance = await getUsdcBalance(ctx, { wallet })

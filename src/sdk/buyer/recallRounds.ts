@@ -202,12 +202,8 @@ export class RecallRounds {
     }
     const amounts = admitted.map((waiter) => waiter.amount)
     try {
-      const recalled = await recallTo(this.settings, target, amounts)
-      // What the round's payments waited for it: its first balance read included.
-      const recall = recalled && {
-        ...recalled,
-        durationMs: Math.round(performance.now() - started),
-      }
+      // Timed from the round's start: what its payments waited for, its first balance read included.
+      const recall = await recallTo(this.settings, target, amounts, started)
       if (recall) {
         this.lastRecallMs = recall.durationMs
         // The window counts what was asked for: the router may pay a base unit more (rounding is the buyer's).
