@@ -398,7 +398,21 @@ describe('vault protocol: the share math model against the devnet (PROTOCOL.md Â
           }
         },
       ),
-      { numRuns: 16 },
+      {
+        numRuns: 17,
+        // Sixteen random runs after one example (examples count in numRuns). The example surely reaches a
+        // position worth under one base unit, which random runs can miss: a loss brings a share under one
+        // unit, and the wallet keeps a single share.
+        examples: [
+          [
+            [usdc(100), usdc(200), usdc(300)],
+            [
+              [{ kind: 'morphoLoss', bps: 500n }, [0n, 0n, 0n]],
+              [{ kind: 'withdrawAllBut', wallet: 0, keep: 1n }, [0n, probeScale / 2n, probeScale]],
+            ],
+          ],
+        ],
+      },
     )
     expect(coverage.states.size).toBeGreaterThanOrEqual(500)
     expect(coverage.lossBranch).toBeGreaterThan(0)
