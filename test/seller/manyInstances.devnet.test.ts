@@ -68,9 +68,6 @@ const minIdle = parseUsdc('10')
 const is = (event: string, state?: string) => (line: WatchEventLine) =>
   line.event === event && (state === undefined || line.state === state)
 const at = (line: WatchEventLine) => Date.parse(line.time)
-/** The next event of `watcher` at or after position `from` that matches. */
-const nextFrom = (watcher: Watcher, from: number, match: (line: WatchEventLine) => boolean) =>
-  watcher.next((line) => match(line) && watcher.events.indexOf(line) >= from)
 
 /** `count` concurrent paid requests spread over `urls`; all must answer 200. */
 async function sell(urls: string[], count: number) {
@@ -105,10 +102,17 @@ describe(`${instances} instances of one merchant`, () => {
       watchers.push(watcher)
       return watcher
     }
-    /** Waits on deposits until what is idle above the reserve is below the threshold. */
+    /**
+     * Waits on deposits until what is idle above the reserve is below the threshold. The events are
+     * marked before the balance is read: a deposit reported after the read is one it waits for.
+     */
     const sweptAll = async () => {
-      while ((await usdcBalance(devnet, merchant)) - start >= minIdle) {
-        await Promise.race(watchers.map((watcher) => watcher.next(is('deposit'))))
+      for (;;) {
+        const marks = watchers.map((watcher) => watcher.events.length)
+        if ((await usdcBalance(devnet, merchant)) - start < minIdle) return
+        await Promise.race(
+          watchers.map((watcher, index) => watcher.after(marks[index] as number, is('deposit'))),
+        )
       }
     }
     try {
@@ -125,7 +129,7 @@ describe(`${instances} instances of one merchant`, () => {
       // 30 more; once A has seen one of them, SIGKILL A. B takes over within 10 s and sweeps the rest.
       const aMark = a.events.length
       const secondSales = sell(urls, 30)
-      await nextFrom(a, aMark, is('inflow'))
+      await a.after(aMark, is('inflow'))
       a.child.kill('SIGKILL')
       const killedAt = Date.now()
       const bHolds = await b.next(is('lock', 'acquired'))
@@ -140,7 +144,7 @@ describe(`${instances} instances of one merchant`, () => {
       // sending, then A2 takes the lock and sweeps the rest.
       const bMark = b.events.length
       const thirdSales = sell(urls, 30)
-      await nextFrom(b, bMark, is('inflow'))
+      await b.after(bMark, is('inflow'))
       tcp.cut()
       const bLost = await b.next(is('lock', 'lost'))
       const a2Holds = await a2.next(is('lock', 'acquired'))

@@ -48,6 +48,21 @@ export function startWatcher(env: Record<string, string | undefined>, args: stri
     events,
     stderr: () => stderr,
     exited,
+    /**
+     * The first event at position `from` or later that matches, now or when it comes. Unlike `next` it
+     * moves no cursor, so a wait left pending (the losers of a `Promise.race`) cannot use up an event
+     * that a later wait is for.
+     */
+    after(from: number, match: (event: WatchEventLine) => boolean): Promise<WatchEventLine> {
+      const earlier = events.slice(from).find(match)
+      if (earlier) return Promise.resolve(earlier)
+      return new Promise((resolve) => {
+        waiters.push({
+          match: (event) => match(event) && events.indexOf(event) >= from,
+          resolve,
+        })
+      })
+    },
     /** The next event (after the last one waited for) that matches. */
     next(match: (event: WatchEventLine) => boolean): Promise<WatchEventLine> {
       const earlier = events.slice(seen).find(match)
