@@ -13,6 +13,7 @@ import { isPlainObject } from './isPlainObject.js'
 import { checkJsonRpcMessage, isEmptyParams, isRequestId } from './jsonRpcCheck.js'
 import { createLogger, type McpLogger } from './logger.js'
 import { createVaultMcp } from './server.js'
+import { createSharedLegacyServer } from './sharedLegacyServer.js'
 import { type AnyVaultTool, guardToolCall } from './tool.js'
 
 /** What {@link createMcpHttpHandler} takes besides the server's configuration. */
@@ -93,8 +94,9 @@ const defaults = {
 /**
  * Creates the x402-vault MCP server as a stateless Streamable HTTP request handler: the same six tools
  * as over stdio, for clients that speak the 2025-era protocol (`initialize`) or the 2026-07-28
- * revision. The vault connection and the tool listing are built once; each request gets only a new
- * `McpServer` and the SDK's single-request transport.
+ * revision. The vault connection and the tool listing are built once. A 2025-era call (`tools/call`,
+ * `tools/list`, `ping`) goes to one long-lived server; `initialize`, a 2026-07-28 request and
+ * anything unusual get a new `McpServer` and the SDK's single-request transport.
  *
  * In front of the MCP SDK it checks, in order: `Host` and `Origin` (403), the client's rate (429),
  * the bearer token (401 with `WWW-Authenticate: Bearer`), the method (405), the number of requests in
@@ -149,16 +151,16 @@ export function createMcpHttpHandler(
     },
   )
 
-  // `tools/list` answers, as the SDK gave them to a 2025-era request, by the headers it judged that
-  // request by: the listing never changes, and under load building it again is most of a request's time.
-  const listings = new Map<string, string>()
-  const listingKey = (request: Request) =>
-    ['mcp-protocol-version', 'mcp-method', 'mcp-name', 'accept']
-      .map((name) => request.headers.get(name) ?? '')
-      .join('\n')
+  // 2025-era calls, on one server for the process (see createSharedLegacyServer).
+  const shared = createSharedLegacyServer(vault, logger)
+
+  // The `tools/list` result as the shared server answered it: the listing never changes, and under
+  // load building it again is most of a request's time.
+  let listing: Buffer | undefined
 
   /**
-   * A 2025-era request, stateless: a new server instance over the shared parts, answered with one
+   * A 2025-era request that the shared server does not take (`initialize`, a notification, one with
+   * `_meta` or odd headers), stateless: a new server instance over the shared parts, answered with one
    * JSON body (the protocol lets a server answer a POST with JSON or an event stream; this server
    * sends nothing before a result, so a stream would only frame that one message).
    */
@@ -181,14 +183,7 @@ export function createMcpHttpHandler(
     signal.addEventListener('abort', teardown, { once: true })
     await server.connect(transport)
     try {
-      const response = await transport.handleRequest(request, { parsedBody: message })
-      if (isPlainToolsList(message) && response.status === 200 && !isEventStream(response)) {
-        const answer = JSON.parse(await response.clone().text()) as { result?: unknown }
-        if (answer.result !== undefined) {
-          listings.set(listingKey(request), JSON.stringify(answer.result))
-        }
-      }
-      return response
+      return await transport.handleRequest(request, { parsedBody: message })
     } finally {
       signal.removeEventListener('abort', teardown)
       teardown()
@@ -364,14 +359,15 @@ export function createMcpHttpHandler(
       )
     }
     describe(message, entry)
-    if (isPlainToolsList(message)) {
-      const listing = listings.get(listingKey(request))
-      if (listing !== undefined) {
-        return new Response(
-          `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${listing}}`,
-          { status: 200, headers: { 'content-type': 'application/json' } },
-        )
-      }
+    if (listing !== undefined && isPlainToolsList(message) && shared.takes(request, message)) {
+      // Bytes, not a string: a string body is checked character by character for lone surrogates,
+      // which for the listing cost more than the rest of the request.
+      const answer = Buffer.concat([
+        Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":`),
+        listing,
+        Buffer.from('}'),
+      ])
+      return new Response(answer, { status: 200, headers: { 'content-type': 'application/json' } })
     }
     const invalid = checkJsonRpcMessage(message)
     if (invalid !== undefined) {
@@ -393,13 +389,6 @@ export function createMcpHttpHandler(
         guardToolCall(one as JSONRPCMessage, vault.tools, refused)
       }
     }
-    // The SDK gets the parsed body, so the request it sees carries none.
-    const forwarded = new Request(request.url, {
-      method: 'POST',
-      headers: request.headers,
-      signal: controller.signal,
-    })
-    if (refused.size > 0) refusals.set(forwarded, refused)
     const timedOut = new Promise<Response>((resolve) => {
       controller.signal.addEventListener('abort', () => {
         entry.refusal = request.signal.aborted ? 'CLIENT_CLOSED' : 'TIMEOUT'
@@ -419,6 +408,25 @@ export function createMcpHttpHandler(
       clearTimeout(timer)
       request.signal.removeEventListener('abort', abort)
     }
+    if (shared.takes(request, message)) {
+      const answered = shared
+        .answer(request, message, refused.get(message.id), controller.signal)
+        .then(async (response) => {
+          if (listing === undefined && isPlainToolsList(message) && response.status === 200) {
+            const { result } = JSON.parse(await response.clone().text()) as { result?: unknown }
+            if (result !== undefined) listing = Buffer.from(JSON.stringify(result))
+          }
+          return response
+        })
+      return Promise.race([answered, timedOut])
+    }
+    // The SDK gets the parsed body, so the request it sees carries none.
+    const forwarded = new Request(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      signal: controller.signal,
+    })
+    if (refused.size > 0) refusals.set(forwarded, refused)
     // A modern answer may still be an event stream, opened before the tool has run. The server sends
     // nothing before the result (no progress), so hold the headers until the first event: then a
     // timeout or a client that hangs up is still a status (504, 499), not a cut stream.
@@ -458,7 +466,7 @@ export function createMcpHttpHandler(
     verifyInBackground: vault.verifyInBackground,
     async close() {
       closed = true
-      await modern.close()
+      await Promise.all([modern.close(), shared.close()])
       if (inFlight === 0) for (const resolve of idle.splice(0)) resolve()
       idle = []
     },

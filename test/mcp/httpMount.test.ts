@@ -69,7 +69,7 @@ it.each(['express', 'expressJson', 'hono'] as const)(
   },
 )
 
-it('a 2025-era tools/list is answered the same each time, the first through the MCP SDK, the rest from its answer; a listing with parameters always through the SDK', async () => {
+it('2025-era calls share one server: a listing answers as a server of its own does, each time; a _meta request still gets its own', async () => {
   const headers = { ...auth, 'mcp-protocol-version': '2025-11-25' }
   const list = async (id: number | string, params?: object) => {
     const response = await postMcp(
@@ -80,16 +80,16 @@ it('a 2025-era tools/list is answered the same each time, the first through the 
     expect(response.status).toBe(200)
     return rpcAnswer(response)
   }
-  // The SDK's own answer, to a listing with parameters (a progress token), which it always builds.
-  const fromSdk = await list(1, { _meta: { progressToken: 'p' } })
+  // A listing with _meta (a progress token) is served by a server of its own, through the SDK.
+  const ownServer = await list(1, { _meta: { progressToken: 'p' } })
   const [first, second, third] = [await list(2), await list('three'), await list(4, {})]
-  expect((fromSdk.result as { tools: unknown[] }).tools).toHaveLength(6)
+  expect((ownServer.result as { tools: unknown[] }).tools).toHaveLength(6)
   for (const [answer, id] of [
     [first, 2],
     [second, 'three'],
     [third, 4],
   ] as const) {
-    expect(answer).toEqual({ jsonrpc: '2.0', id, result: fromSdk.result })
+    expect(answer).toEqual({ jsonrpc: '2.0', id, result: ownServer.result })
   }
   // A protocol version the SDK refuses is refused every time, never answered from a listing.
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -100,4 +100,27 @@ it('a 2025-era tools/list is answered the same each time, the first through the 
     )
     expect(refused.status).toBe(400)
   }
+})
+
+it('clients that use the same request id at the same time each get their own answer, under their own id', async () => {
+  const headers = { ...auth, 'mcp-protocol-version': '2025-06-18' }
+  const post = (message: object) =>
+    postMcp(urls.express, { jsonrpc: '2.0', id: 7, ...message }, headers).then(rpcAnswer)
+  // At once, all with id 7: a listing, a ping, a call the RPC fails (nothing listens on port 9), a
+  // call refused for its arguments, and an unknown method.
+  const [listing, ping, failed, refused, unknown] = await Promise.all([
+    post({ method: 'tools/list' }),
+    post({ method: 'ping' }),
+    post({ method: 'tools/call', params: { name: 'vault_status', arguments: {} } }),
+    post({ method: 'tools/call', params: { name: 'vault_status', arguments: [1] } }),
+    post({ method: 'no/such/method' }),
+  ])
+  for (const answer of [listing, ping, failed, refused, unknown]) expect(answer.id).toBe(7)
+  expect((listing.result as { tools: unknown[] }).tools).toHaveLength(6)
+  expect(ping.result).toEqual({})
+  const text = (answer: Record<string, unknown>) =>
+    (answer.result as { isError: boolean; content: { text: string }[] }).content[0]?.text
+  expect(text(failed)).toMatch(/^RPC_/)
+  expect(text(refused)).toMatch(/^INVALID_ARGUMENT: .*not an array/)
+  expect((unknown.error as { code: number }).code).toBe(-32601)
 })
