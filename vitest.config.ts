@@ -26,10 +26,19 @@ export default defineConfig({
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: [...configDefaults.exclude, devnetTests, packageTests],
           isolate: false,
-          setupFiles: ['test/support/isolateUnitFiles.ts'],
+          setupFiles: ['test/support/isolateFiles.ts'],
         },
       },
-      { extends: true, test: { name: 'devnet', include: [devnetTests] } },
+      {
+        extends: true,
+        test: {
+          name: 'devnet',
+          include: [devnetTests],
+          // As the unit files: each file starts its own devnet and stops its own processes.
+          isolate: false,
+          setupFiles: ['test/support/isolateFiles.ts'],
+        },
+      },
       // A package test that also starts a devnet runs once, with the devnet tests.
       {
         extends: true,
