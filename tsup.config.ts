@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs'
 import type { Plugin } from 'esbuild'
 import { defineConfig, type Options } from 'tsup'
 import { uPlotSources } from './src/cli/uPlotSources.js'
-import { recordHandshake } from './src/mcp/recordHandshake.js'
+import { recordHandshake, serializeHandshake } from './src/mcp/recordHandshake.js'
 
 const shared: Options = {
   format: ['esm'],
@@ -112,7 +112,7 @@ export default defineConfig([
         name: 'record-mcp-handshake',
         setup(build) {
           build.onLoad({ filter: /[\\/]src[\\/]mcp[\\/]handshakeRecording\.ts$/ }, async () => ({
-            contents: `export function recordedHandshake() { return ${JSON.stringify(await recordHandshake())} }`,
+            contents: `export function recordedHandshake() { return ${JSON.stringify(serializeHandshake(await recordHandshake()))} }`,
             loader: 'js',
           }))
         },

@@ -1,6 +1,6 @@
 import { PassThrough, type Readable, type Writable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
-import type { HandshakeRecording } from './handshakeRecording.js'
+import type { HandshakeAnswers } from './handshakeRecording.js'
 import { isPlainObject } from './isPlainObject.js'
 import { isEmptyParams, isRequestId } from './jsonRpcCheck.js'
 
@@ -12,10 +12,11 @@ export type EarlyHandshake = {
   /** stdin as the whole server must read it: every byte read so far, then the rest of stdin. */
   input: Readable
   /**
-   * The results already written, by request id. The whole server reads those requests again (its
-   * state must follow the handshake), and its own answers to them are dropped, not sent twice.
+   * The results already written (their JSON text), by request id. The whole server reads those
+   * requests again (its state must follow the handshake), and its own answers to them are dropped,
+   * not sent twice.
    */
-  answered: Map<RequestId, unknown>
+  answered: Map<RequestId, string>
   /** stdin ended before anything needed the whole server: there is nothing left to serve. */
   closed: boolean
 }
@@ -36,7 +37,7 @@ const loadAfterInitializeMs = 1000
  *
  * @param stdin - The client's messages, one JSON-RPC message per line.
  * @param stdout - Where the answers go.
- * @param recording - What the server answers (see `recordHandshake`).
+ * @param recording - What the server answers, as JSON text (see `serializeHandshake`).
  * @param gone - Aborted when the client has closed its end of stdout: the session is over.
  * @returns When the whole server is needed (or stdin has ended): what it must read, and the ids
  *   already answered.
@@ -46,13 +47,13 @@ const loadAfterInitializeMs = 1000
 export function answerHandshakeEarly(
   stdin: Readable,
   stdout: Writable,
-  recording: HandshakeRecording,
+  recording: HandshakeAnswers,
   gone?: AbortSignal,
 ): Promise<EarlyHandshake> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
     const decoder = new StringDecoder('utf8')
-    const answered = new Map<RequestId, unknown>()
+    const answered = new Map<RequestId, string>()
     let text = ''
     let negotiated: string | undefined
     let done = false
@@ -74,9 +75,9 @@ export function answerHandshakeEarly(
     const handOver = () => {
       if (!done) finish(false)
     }
-    const answer = (id: RequestId, result: unknown) => {
+    const answer = (id: RequestId, result: string) => {
       answered.set(id, result)
-      stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`)
+      stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}\n`)
     }
     /** Answers one line; false when the whole server must. */
     const onLine = (line: string): boolean => {
@@ -85,10 +86,11 @@ export function answerHandshakeEarly(
       const { id, method, params } = message
       if ('id' in message && (!isRequestId(id) || answered.has(id))) return false
       if (method === 'initialize' && negotiated === undefined && isRequestId(id)) {
+        // The server answers each supported version with itself (the recording's test checks it).
         const result = isHandshakeParams(params) && recording.initialize[params.protocolVersion]
         if (!result) return false
         answer(id, result)
-        negotiated = String(result.protocolVersion)
+        negotiated = (params as { protocolVersion: string }).protocolVersion
         quiet = setTimeout(handOver, loadAfterInitializeMs)
         return true
       }

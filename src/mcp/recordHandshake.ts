@@ -4,7 +4,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server'
 import { serveStdio } from '@modelcontextprotocol/server/stdio'
-import type { HandshakeRecording } from './handshakeRecording.js'
+import type { HandshakeAnswers, HandshakeRecording } from './handshakeRecording.js'
 import { createVaultMcp } from './server.js'
 
 /**
@@ -35,6 +35,26 @@ export async function recordHandshake(): Promise<HandshakeRecording> {
     throw new Error('The tool listing differs between protocol versions: record one per version.')
   }
   return recording
+}
+
+/**
+ * The recording as the early handshake writes it: each result as JSON text.
+ *
+ * @param recording - From {@link recordHandshake}.
+ * @returns The same results, serialized.
+ * @example
+ * const answers = serializeHandshake(await recordHandshake())
+ */
+export function serializeHandshake(recording: HandshakeRecording): HandshakeAnswers {
+  return {
+    initialize: Object.fromEntries(
+      Object.entries(recording.initialize).map(([version, result]) => [
+        version,
+        JSON.stringify(result),
+      ]),
+    ),
+    toolsList: JSON.stringify(recording.toolsList),
+  }
 }
 
 /** One handshake over an in-memory pipe: `initialize`, `notifications/initialized`, `tools/list`. */

@@ -88,7 +88,7 @@ class GuardedTransport implements Transport {
   constructor(
     private readonly inner: Transport,
     private readonly tools: readonly AnyVaultTool[],
-    private readonly answered: Map<RequestId, unknown>,
+    private readonly answered: Map<RequestId, string>,
     private readonly logger: McpLogger,
   ) {}
 
@@ -108,9 +108,9 @@ class GuardedTransport implements Transport {
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const id = 'method' in message ? undefined : (message as { id?: RequestId }).id
     if (id !== undefined && this.answered.has(id)) {
-      const sent = this.answered.get(id)
+      const sent = this.answered.get(id) as string
       this.answered.delete(id)
-      if (!('result' in message) || !isDeepStrictEqual(message.result, sent)) {
+      if (!('result' in message) || !isDeepStrictEqual(message.result, JSON.parse(sent))) {
         this.logger.warn(
           `The early answer to request ${JSON.stringify(id)} differs from the server's own: rebuild the package.`,
         )

@@ -7,7 +7,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { answerHandshakeEarly } from '../../src/mcp/earlyHandshake.js'
 import type { HandshakeRecording } from '../../src/mcp/handshakeRecording.js'
-import { recordHandshake } from '../../src/mcp/recordHandshake.js'
+import { recordHandshake, serializeHandshake } from '../../src/mcp/recordHandshake.js'
 import { initializeRequest } from '../support/jsonLinesProcess.js'
 
 let recording: HandshakeRecording
@@ -39,7 +39,7 @@ async function early(chunks: (string | Buffer)[], { end = false } = {}) {
   const stdout = new PassThrough()
   const written: string[] = []
   stdout.on('data', (chunk) => written.push(String(chunk)))
-  const result = answerHandshakeEarly(stdin, stdout, recording)
+  const result = answerHandshakeEarly(stdin, stdout, serializeHandshake(recording))
   for (const chunk of chunks) stdin.write(chunk)
   if (end) stdin.end()
   const handed = await result
