@@ -115,6 +115,8 @@ async function timeServerStart(
     await answer(3)
     return { listedMs, firstCallMs: performance.now() - started }
   } finally {
+    // Wait for the exit: a server still shutting down would share the CPU with the next start.
     server.child.stdin.end()
+    await server.exited
   }
 }
