@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { accessSync, constants } from 'node:fs'
+import { accessSync, constants, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { DevnetError } from './errors.js'
 
@@ -85,16 +86,56 @@ export function resolveAnvilBinary(
 /** Past blocks whose state anvil keeps: more than the bench's 10,000-block ledger scan. */
 const maxPersistedStates = 20_000
 
-const running = new Set<ChildProcess>()
+/** Running anvils, with the folder each keeps its past states in. */
+const running = new Map<ChildProcess, string>()
 let exitHookInstalled = false
 
 function killAllOnExit() {
   if (exitHookInstalled) return
   exitHookInstalled = true
-  // A crashed or interrupted parent must not leave anvil processes behind.
+  // A crashed or interrupted parent must not leave anvil processes or their states behind.
   process.once('exit', () => {
-    for (const child of running) child.kill('SIGKILL')
+    for (const [child, stateHome] of running) {
+      child.kill('SIGKILL')
+      removeStateHome(stateHome)
+    }
   })
+}
+
+/** Where an anvil of this process keeps its past states: `<tmp>/x402-vault-anvil-<pid>-XXXXXX`. */
+const stateHomePrefix = 'x402-vault-anvil-'
+
+/**
+ * A folder of its own for one anvil's persisted states, as its `HOME`: anvil writes them under
+ * `$HOME/.foundry/anvil/tmp` and never removes them, not even on SIGTERM (hundreds of MB a devnet,
+ * tens of GB over a few test runs). Folders left by processes that have died since are removed first.
+ */
+function newStateHome(): string {
+  for (const name of readdirSync(tmpdir())) {
+    const owner = Number(name.slice(stateHomePrefix.length).split('-')[0])
+    if (name.startsWith(stateHomePrefix) && Number.isInteger(owner) && !isRunning(owner)) {
+      removeStateHome(join(tmpdir(), name))
+    }
+  }
+  return mkdtempSync(join(tmpdir(), `${stateHomePrefix}${process.pid}-`))
+}
+
+function removeStateHome(folder: string): void {
+  try {
+    rmSync(folder, { recursive: true, force: true, maxRetries: 3 })
+  } catch {
+    // Best effort: the next devnet's start removes what is left.
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: alive, but another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 /**
@@ -127,13 +168,18 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
     args.push('--timestamp', options.genesisTimestamp.toString())
   }
 
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-  running.add(child)
+  const stateHome = newStateHome()
+  const child = spawn(binary, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, HOME: stateHome },
+  })
+  running.set(child, stateHome)
   killAllOnExit()
 
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => {
       running.delete(child)
+      removeStateHome(stateHome)
       resolve()
     })
   })
@@ -164,6 +210,9 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
       settled = true
       clearTimeout(timer)
       child.kill('SIGKILL')
+      // A spawn that failed never exits: its folder goes here.
+      running.delete(child)
+      removeStateHome(stateHome)
       reject(error)
     }
     child.stdout.on('data', onData)

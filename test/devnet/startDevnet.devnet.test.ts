@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createPublicClient, erc20Abi, http } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { resolveAnvilBinary, startAnvil } from '../../src/devnet/anvil.js'
@@ -91,6 +94,30 @@ describe('the anvil launcher', () => {
     await anvil.stop()
     expect(isAlive(anvil.pid)).toBe(false)
     await expect(fetch(anvil.rpcUrl, { method: 'POST' })).rejects.toThrow()
+  })
+
+  it('keeps its past states in a folder of its own and removes it on stop, and a dead process’s at the next start', async () => {
+    const homes = () =>
+      new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('x402-vault-anvil-')))
+    // Left by a process that has died (no pid is this large): the next start removes it.
+    const stale = mkdtempSync(join(tmpdir(), 'x402-vault-anvil-999999999-'))
+    writeFileSync(join(stale, 'state'), 'x')
+    const before = homes()
+    const anvil = await startAnvil({ chainId: 84532 })
+    const [home, ...more] = [...homes()].filter((name) => !before.has(name))
+    expect(more).toEqual([])
+    expect(home).toMatch(new RegExp(`^x402-vault-anvil-${process.pid}-`))
+    expect(existsSync(stale)).toBe(false)
+    // Past the states anvil holds in memory, it writes them under its HOME.
+    await fetch(anvil.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0x200'] }),
+    })
+    const states = join(tmpdir(), home as string, '.foundry/anvil/tmp')
+    expect(readdirSync(states).length).toBeGreaterThan(0)
+    await anvil.stop()
+    expect(existsSync(join(tmpdir(), home as string))).toBe(false)
   })
 
   it('explains how to install anvil when there is none', () => {
