@@ -2,6 +2,7 @@ import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { paymentMiddleware } from '@x402/express'
 import { readX402UsdcAsset, x402UsdcPrice } from '../src/index.js'
+import { gasSponsoringExtensions } from '../src/plugins/gasSponsoring.js'
 import { sweepEvents, usdcBalance } from '../test/support/merchant.js'
 import { buyerFetch } from '../test/support/merchantApps.js'
 import type { BenchContext, Measured } from './context.js'
@@ -31,7 +32,7 @@ const price = '1'
 
 /**
  * Times paid requests to the same Express app behind plain x402 middleware (`@x402/express`'s
- * `paymentMiddleware`) and behind `createPaywall` with the sweeper on (every sale sweeps at once:
+ * `paymentMiddleware`, declaring the gas sponsoring that createPaywall declares) and behind `createPaywall` with the sweeper on (every sale sweeps at once:
  * `debounceMs: 0`, the lowest threshold the protocol allows). What keeps it fair:
  * - the same buyer (x402's fetch wrapper), the same devnet facilitator settling on the same anvil,
  *   the same app and price, both apps in this process on loopback;
@@ -116,19 +117,27 @@ async function openPlainShop(ctx: BenchContext): Promise<Shop> {
   const resourceServer = new x402ResourceServer(
     new HTTPFacilitatorClient({ url: facilitatorUrlOf(devnet) }),
   ).register(vault.network, new ExactEvmScheme())
+  const asset = await readX402UsdcAsset(vault)
   const accepts = {
     scheme: 'exact',
     network: vault.network,
     payTo: devnet.accounts.merchant.address,
     // The devnet's USDC is not x402's default asset for the network: the price names it.
-    price: x402UsdcPrice({
-      chain: devnet.chain,
-      amount: price,
-      asset: await readX402UsdcAsset(vault),
-    }),
+    price: x402UsdcPrice({ chain: devnet.chain, amount: price, asset }),
   }
+  // The gas sponsoring that createPaywall declares on a Permit2 asset, declared here too: with it the
+  // buyer's client checks its Permit2 allowance on chain before each payment (3-6 ms on the devnet),
+  // a cost of the payment requirements, not of the sweeper that this row compares.
+  const extensions = await gasSponsoringExtensions(asset)
   const middleware = paymentMiddleware(
-    { 'GET /paid': { accepts, description: 'A paid answer', mimeType: 'application/json' } },
+    {
+      'GET /paid': {
+        accepts,
+        description: 'A paid answer',
+        mimeType: 'application/json',
+        ...(extensions ? { extensions } : {}),
+      },
+    },
     resourceServer,
   )
   return startShop(middleware)
