@@ -86,11 +86,12 @@ export function answerHandshakeEarly(
       const { id, method, params } = message
       if ('id' in message && (!isRequestId(id) || answered.has(id))) return false
       if (method === 'initialize' && negotiated === undefined && isRequestId(id)) {
-        // The server answers each supported version with itself (the recording's test checks it).
-        const result = isHandshakeParams(params) && recording.initialize[params.protocolVersion]
-        if (!result) return false
+        if (!isHandshakeParams(params)) return false
+        const result = recording.initialize[params.protocolVersion]
+        if (result === undefined) return false
         answer(id, result)
-        negotiated = (params as { protocolVersion: string }).protocolVersion
+        // The server answers each supported version with itself (the recording's test checks it).
+        negotiated = params.protocolVersion
         quiet = setTimeout(handOver, loadAfterInitializeMs)
         return true
       }

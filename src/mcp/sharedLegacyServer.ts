@@ -75,10 +75,11 @@ export function createSharedLegacyServer(vault: VaultMcp, logger: McpLogger): Sh
   let server: McpServer | undefined
   let connected: Promise<void> | undefined
 
-  /** Stops waiting for the answer to `id` and cancels the call; false when it was answered already. */
+  /** Stops waiting for the answer to `id` and cancels the call, unless it was answered already. */
   const cancel = (id: number, reason: string) => {
     const resolve = waiting.get(id)
-    if (!resolve || !waiting.delete(id)) return
+    if (!resolve) return
+    waiting.delete(id)
     transport.onmessage?.({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',

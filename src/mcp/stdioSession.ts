@@ -107,8 +107,8 @@ class GuardedTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const id = 'method' in message ? undefined : (message as { id?: RequestId }).id
-    if (id !== undefined && this.answered.has(id)) {
-      const sent = this.answered.get(id) as string
+    const sent = id === undefined ? undefined : this.answered.get(id)
+    if (id !== undefined && sent !== undefined) {
       this.answered.delete(id)
       if (!('result' in message) || !isDeepStrictEqual(message.result, JSON.parse(sent))) {
         this.logger.warn(
