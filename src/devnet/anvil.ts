@@ -111,13 +111,13 @@ const stateHomePrefix = 'x402-vault-anvil-'
  * tens of GB over a few test runs). Folders left by processes that have died since are removed first.
  */
 function newStateHome(): string {
-  for (const name of readdirSync(tmpdir())) {
+  const folder = tmpdir()
+  for (const name of readdirSync(folder)) {
+    if (!name.startsWith(stateHomePrefix)) continue
     const owner = Number(name.slice(stateHomePrefix.length).split('-')[0])
-    if (name.startsWith(stateHomePrefix) && Number.isInteger(owner) && !isRunning(owner)) {
-      removeStateHome(join(tmpdir(), name))
-    }
+    if (Number.isInteger(owner) && !isRunning(owner)) removeStateHome(join(folder, name))
   }
-  return mkdtempSync(join(tmpdir(), `${stateHomePrefix}${process.pid}-`))
+  return mkdtempSync(join(folder, `${stateHomePrefix}${process.pid}-`))
 }
 
 function removeStateHome(folder: string): void {
