@@ -2,7 +2,7 @@ import { createPublicClient, createWalletClient, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { createVaultClient } from '../../src/index.js'
-import { assertSlotFor, runExclusive } from '../../src/sdk/internal/writeQueue.js'
+import { assertSlotFor, runExclusive, writeEpoch } from '../../src/sdk/internal/writeQueue.js'
 
 const alice = privateKeyToAccount(`0x${'a1'.repeat(32)}`)
 const bob = privateKeyToAccount(`0x${'b2'.repeat(32)}`)
@@ -120,5 +120,36 @@ describe('the per-account write queue', () => {
       expect(() => assertSlotFor(slot, vault, alice.address)).not.toThrow()
       expect(() => assertSlotFor(slot, vault, bob.address)).toThrow(/write slot/)
     })
+  })
+
+  it('the write epoch: none while a write is queued or held, a new one after each release, per account', async () => {
+    const vault = vaultOf()
+    const before = writeEpoch(vault, alice.address)
+    expect(before).toBeTypeOf('number')
+    const mined = gate()
+    const started = gate()
+    const write = runExclusive(vault, undefined, async (slot) => {
+      started.open()
+      slot.holdUntil(mined.opened)
+    })
+    // Queued at once, before its body runs: a balance read sent now may or may not see it.
+    expect(writeEpoch(vault, alice.address)).toBeUndefined()
+    await started.opened
+    await write
+    expect(writeEpoch(vault, alice.address)).toBeUndefined()
+    // Bob's writes, and Alice's on another chain, are not Alice's on this one.
+    expect(writeEpoch(vault, bob.address)).toBeTypeOf('number')
+    expect(writeEpoch(vaultOf(alice, 'base-sepolia'), alice.address)).toBeTypeOf('number')
+    mined.open()
+    await tick()
+    const after = writeEpoch(vault, alice.address)
+    expect(after).toBeTypeOf('number')
+    expect(after).not.toBe(before)
+    // A failed write moves it too: it may have sent something.
+    await runExclusive(vault, undefined, async () => {
+      throw new Error('refused')
+    }).catch(() => {})
+    await tick()
+    expect(writeEpoch(vault, alice.address)).not.toBe(after)
   })
 })

@@ -37,6 +37,30 @@ const globals = globalThis as { [registryKey]?: Map<string, Promise<void>> }
 /** The last write queued per key; it resolves (never rejects) when that write releases the account. */
 globals[registryKey] ??= new Map()
 const tails: Map<string, Promise<void>> = globals[registryKey]
+const releasesKey = Symbol.for('x402-vault.writeReleases')
+const releaseCounts = globalThis as { [releasesKey]?: Map<string, number> }
+/** How many writes released each key (see {@link writeEpoch}). */
+releaseCounts[releasesKey] ??= new Map()
+const releases: Map<string, number> = releaseCounts[releasesKey]
+
+/**
+ * Where an account's writes stand, for a balance read that must know whether a write of this process
+ * moved the balance after it was sent: `undefined` while a write is queued or running (the read may
+ * or may not see it), else a number that changes each time a write releases the account. A read sent
+ * at epoch `e` shows every write of this process while the epoch is still `e`.
+ *
+ * @param ctx - The vault client.
+ * @param address - The account.
+ * @returns The epoch, or `undefined` while a write is in progress.
+ * @example
+ * const epoch = writeEpoch(ctx, wallet)
+ * const balance = await getUsdcBalance(ctx, { wallet })
+ * const trusted = epoch !== undefined && writeEpoch(ctx, wallet) === epoch
+ */
+export function writeEpoch(ctx: VaultContext, address: Address): number | undefined {
+  const key = slotKey(ctx, address)
+  return tails.has(key) ? undefined : (releases.get(key) ?? 0)
+}
 
 /**
  * Runs `body` when every earlier write from the same account (same chain id) has released it.
@@ -66,6 +90,7 @@ export async function runExclusive<T>(
     return await body({ key, holdUntil: (settled) => holds.push(settled) })
   } finally {
     void Promise.allSettled(holds).then(() => {
+      releases.set(key, (releases.get(key) ?? 0) + 1)
       release()
       if (tails.get(key) === tail) tails.delete(key)
     })
