@@ -26,6 +26,7 @@ import {
   type VaultClient,
   vaultHttp,
 } from '../../src/index.js'
+import { readAheadFreshMs } from '../../src/sdk/buyer/balanceReads.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
@@ -253,6 +254,74 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     expect(recalls).toEqual([])
     expect(await withdrawalsSince(from)).toEqual([])
     expect(await buyerLiquid()).toBe(usdcReturned - parseUsdc('1.5'))
+  })
+
+  /**
+   * The buyer's balance reads (`eth_call`s through its RPC proxy) that went out while each payment
+   * waited in `attachTo`'s hook: from a hook registered before attachTo's to one after it.
+   */
+  function readsWhileWaiting(client: Parameters<VaultClient['attachTo']>[0]) {
+    const sent: number[] = []
+    buyerRpc.setInterceptor((calls) => {
+      if (calls.some((call) => call.method === 'eth_call')) sent.push(performance.now())
+      return undefined
+    })
+    cleanups.push(async () => buyerRpc.setInterceptor(undefined))
+    const windows: [number, number][] = []
+    const started = new WeakMap<object, number>()
+    client.onBeforePaymentCreation(async (context) => {
+      started.set(context, performance.now())
+    })
+    const attached = attach(client)
+    client.onBeforePaymentCreation(async (context) => {
+      windows.push([started.get(context) as number, performance.now()])
+    })
+    const perPayment = () =>
+      windows.map(([from, to]) => sent.filter((at) => at >= from && at <= to).length)
+    return { ...attached, perPayment }
+  }
+
+  it('a liquid wallet that pays in a loop waits for no balance read: one read sent ahead serves the next payments, and a payment it leaves short reads afresh', async () => {
+    const shop = await openShop()
+    const { usdcReturned } = await buyerVault.withdrawAndWait({ amount: parseUsdc('2') })
+    const { recalls, problems, perPayment } = readsWhileWaiting(shop.client)
+    const times: number[] = []
+    for (let payment = 0; payment < 4; payment++) {
+      expect((await shop.pay(shop.url('/paid'))).status).toBe(200)
+      times.push(performance.now())
+    }
+    // 1: a fresh read. 2: a fresh read, and it comes soon after 1's outcome: a loop, so its own
+    // outcome sends a read ahead. 3: uses that read. 4: the read ahead, sent when 2 settled, counts 2
+    // and 3 as unspent (neither need show in it), which leaves less than the price: it reads afresh.
+    expect(perPayment(), `payments ended at ${times.map(Math.round)} ms`).toEqual([1, 1, 0, 1])
+    expect((times[3] as number) - (times[1] as number)).toBeLessThan(readAheadFreshMs)
+    expect(recalls).toEqual([])
+    expect(problems).toEqual([])
+    expect(await buyerLiquid()).toBe(usdcReturned - parseUsdc('2'))
+  })
+
+  it('a write from the wallet between payments (a deposit by any vault client): the next payment does not trust the read sent ahead, and recalls', async () => {
+    const shop = await openShop()
+    // Enough for the vault's minimum deposit (10 USDC) after two payments.
+    await buyerVault.withdrawAndWait({ amount: parseUsdc('12') })
+    const { recalls, problems, perPayment } = readsWhileWaiting(shop.client)
+    for (let payment = 0; payment < 2; payment++) {
+      expect((await shop.pay(shop.url('/paid'))).status).toBe(200)
+    }
+    const loopEnded = performance.now()
+    // The read ahead (sent when payment 2 settled) saw 11 USDC; a deposit of all of it follows.
+    await buyerVault.depositAndWait({ amount: await buyerLiquid() })
+    const from = await nextBlock()
+    expect((await shop.pay(shop.url('/paid'))).status).toBe(200)
+    // Still within the read's freshness: only the write made the payment read again.
+    expect(performance.now() - loopEnded).toBeLessThan(readAheadFreshMs)
+    expect(perPayment()[2]).toBeGreaterThan(0)
+    expect(recalls).toHaveLength(1)
+    expect(recalls[0]).toMatchObject({ requested: parseUsdc('0.5'), walletBalance: 0n })
+    expect((await withdrawalsSince(from)).map((log) => log.transactionHash)).toEqual([
+      recalls[0]?.txHash,
+    ])
+    expect(problems).toEqual([])
   })
 
   it('policy: a payee outside the allowlist pays from liquid funds without a recall; over maxPerPayment with block is refused before signing', async () => {

@@ -315,6 +315,7 @@ export function attachTo(
   return {
     async detach() {
       detached = true
+      rounds.close()
       await Promise.all([scheduler?.detach(), rounds.idle()])
       for (const key of [...commitments.keys()]) {
         while (commitments.has(key)) releaseFor(key)

@@ -4,7 +4,9 @@ import type { VaultContext } from '../context.js'
 import type { VaultErrorCode } from '../errors/codes.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { sleep } from '../internal/sleep.js'
+import { writeEpoch } from '../internal/writeQueue.js'
 import { formatUsdc } from '../money.js'
+import { type BalanceRead, BalanceReads } from './balanceReads.js'
 import { PaymentFundingError } from './buyerErrors.js'
 import type { BuyerPolicy } from './buyerPolicy.js'
 import { type Recall, type RecallFailure, type RecallSettings, recallTo } from './recall.js'
@@ -74,6 +76,8 @@ export class RecallRounds {
   private committedTotal = 0n
   /** Payments funded and not yet released. */
   private committedCount = 0
+  /** The balance reads of the fast path, and the read sent ahead. */
+  private readonly reads: BalanceReads
 
   /**
    * @param ctx - The vault client.
@@ -92,7 +96,17 @@ export class RecallRounds {
     private readonly settings: RecallSettings,
     private readonly events: RecallRoundEvents,
     private readonly onRelease: () => void,
-  ) {}
+  ) {
+    this.reads = new BalanceReads(
+      () => getUsdcBalance(ctx, { wallet }),
+      () => writeEpoch(ctx, wallet),
+    )
+  }
+
+  /** Sends no more balance reads ahead (the attachment is detached). */
+  close(): void {
+    this.reads.close()
+  }
 
   /** USDC and count of payments funded and not yet released, and whether a round runs or waits. */
   get state(): { committed: bigint; inFlight: number; busy: boolean } {
@@ -111,22 +125,21 @@ export class RecallRounds {
   /**
    * Asks for a payment's funding; resolves when it is decided. When no round runs or waits, a wallet
    * whose liquid USDC covers the payment (with those in flight and the reserve) is funded after one
-   * balance read, with no wait; otherwise the payment joins the next round.
+   * balance read, with no wait (for a payer that pays in a loop, the read sent ahead when its last
+   * payment's outcome arrived: see {@link BalanceReads}); otherwise the payment joins the next round.
    *
    * @param amount - The payment (base units).
    * @returns What became of it.
    */
   async fund(amount: bigint): Promise<FundingOutcome> {
+    const ahead = this.reads.arrived()
+    if (ahead && !this.running && this.covers(ahead, await ahead.balance, amount)) {
+      return this.commit(amount)
+    }
     if (!this.running) {
-      try {
-        const balance = await getUsdcBalance(this.ctx, { wallet: this.wallet })
-        // Checked and committed in one turn after the read: no other payment can slip in between.
-        if (!this.running && balance >= this.committedTotal + this.reserve + amount) {
-          return this.commit(amount)
-        }
-      } catch {
-        // The round reads it again, in the write queue, with retries.
-      }
+      const read = this.reads.send()
+      if (this.covers(read, await read.balance, amount)) return this.commit(amount)
+      // Not covered, or unknown: the round reads it again, in the write queue, with retries.
     }
     return new Promise((resolve) => {
       const now = Date.now()
@@ -174,13 +187,11 @@ export class RecallRounds {
 
   private async round(batch: Waiter[]): Promise<void> {
     const started = performance.now()
-    let balance: bigint | undefined
-    try {
-      // Read outside the write queue first: a batch the wallet covers waits for no other write.
-      balance = await getUsdcBalance(this.ctx, { wallet: this.wallet })
-    } catch {
-      // The recall reads it again in the queue (and retries): let it decide.
-    }
+    // Read outside the write queue first: a batch the wallet covers waits for no other write. When
+    // the read fails, the recall reads it again in the queue (and retries): let it decide.
+    const read = this.reads.send()
+    const answer = await read.balance
+    const balance = answer === undefined ? undefined : this.reads.spendable(read, answer)
     const base = this.committedTotal + this.reserve
     const remaining = this.policy.windowRemaining()
     const admitted: Waiter[] = []
@@ -253,6 +264,16 @@ export class RecallRounds {
     }
   }
 
+  /**
+   * Whether a read's balance covers a payment now, with those in flight and the reserve. Checked and
+   * committed in one turn after the read: no other payment can slip in between.
+   */
+  private covers(read: BalanceRead, balance: bigint | undefined, amount: bigint): boolean {
+    if (this.running || balance === undefined) return false
+    const spendable = this.reads.spendable(read, balance)
+    return spendable !== undefined && spendable >= this.committedTotal + this.reserve + amount
+  }
+
   private commit(amount: bigint): { kind: 'funded'; release: () => void } {
     this.committedTotal += amount
     this.committedCount += 1
@@ -264,6 +285,7 @@ export class RecallRounds {
         released = true
         this.committedTotal -= amount
         this.committedCount -= 1
+        this.reads.released(amount, !this.running && this.queue.length === 0)
         this.onRelease()
       },
     }
