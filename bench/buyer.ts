@@ -7,8 +7,10 @@ import { percentile, roundMs } from './stats.js'
 
 /** The buyer side (`vault.attachTo`): what a recall costs a payment, and how bursts share recalls. */
 export type BuyerBench = {
-  /** Paid requests per case (warm-up not counted). */
+  /** Paid requests per recall case (warm-up not counted). */
   requests: number
+  /** Pairs of liquid-wallet requests, one with `attachTo` and one without (warm-up not counted). */
+  liquidPairs: number
   /** A liquid wallet: p50 of paid requests without `attachTo`, and with it (no recall happens). */
   liquidPlainP50Ms: number
   liquidAttachedP50Ms: number
@@ -20,8 +22,16 @@ export type BuyerBench = {
   recallAddsMs: number
   /** 10 concurrent payments from an empty wallet: the withdrawals they made. The budget is 2. */
   recallsPerBurst: number
-  /** …and the slowest of the 10 against one recalled payment alone (the issue asks ≤ 2). */
-  burstSlowestVsOneRecall: number
+  /** An empty wallet, one payment at a time: p50 of how long a payment waited before x402 signed it. */
+  recallWaitP50Ms: number
+  /**
+   * The longest such wait among the 10 concurrent payments, against one recall's time: the longer of
+   * `recallWaitP50Ms` and the burst's slowest recall (its `durationMs`), as in the test of #22, which
+   * asks ≤ 2. The burst's second recall runs beside the first one's settlements and takes longer.
+   */
+  burstSlowestWaitVsOneRecall: number
+  /** …and against `recallWaitP50Ms` alone. */
+  burstSlowestWaitVsAlone: number
 }
 
 const price = '0.1'
@@ -42,6 +52,9 @@ const price = '0.1'
 export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBench>> {
   const { devnet } = ctx
   const requests = ctx.smoke ? 3 : 30
+  // Two identical clients measured this way came out 0.976-1.025 over 150 pairs: a 5 % budget needs
+  // a sample this large.
+  const liquidPairs = ctx.smoke ? 3 : 100
   const warmUp = ctx.smoke ? 1 : 3
   const vault = merchantVaultClient(devnet, devnet.accounts.buyer.privateKey)
   const buyer = devnet.accounts.buyer.address
@@ -51,7 +64,18 @@ export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBen
   const plain = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, cap)
   const attached = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, cap)
   const recalls: Recall[] = []
+  // How long each payment waits before x402 signs it: from a hook that runs before attachTo's to one
+  // that runs after it (x402 runs a payment's hooks in order, with one context object).
+  const waitStarted = new WeakMap<object, number>()
+  const waits: number[] = []
+  attached.client.onBeforePaymentCreation(async (context) => {
+    waitStarted.set(context, performance.now())
+  })
   const attachment = vault.attachTo(attached.client, { onRecall: (recall) => recalls.push(recall) })
+  attached.client.onBeforePaymentCreation(async (context) => {
+    const started = waitStarted.get(context)
+    if (started !== undefined) waits.push(performance.now() - started)
+  })
   const timed = async (pay: typeof fetch): Promise<number> => {
     const started = performance.now()
     const response = await pay(shop.paidUrl)
@@ -66,7 +90,7 @@ export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBen
       await timed(attached.pay)
     }
     const ms = { plain: [] as number[], attached: [] as number[], recalled: [] as number[] }
-    for (let pair = 0; pair < requests; pair++) {
+    for (let pair = 0; pair < liquidPairs; pair++) {
       // Alternating order, so that drift hits both alike.
       const order =
         pair % 2 === 0 ? (['plain', 'attached'] as const) : (['attached', 'plain'] as const)
@@ -77,26 +101,38 @@ export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBen
 
     ctx.progress('buyer: an empty wallet, one payment at a time')
     await vault.depositAndWait({ amount: await usdcBalance(devnet, buyer) })
+    waits.length = 0
     for (let run = 0; run < requests; run++) ms.recalled.push(await timed(attached.pay))
+    const recallWaitP50Ms = percentile(waits, 50)
     if (recalls.length !== requests)
       throw new Error(`${recalls.length} recalls for ${requests} payments`)
 
     ctx.progress('buyer: an empty wallet, 10 payments at once')
     const before = recalls.length
-    const burst = await Promise.all(Array.from({ length: 10 }, () => timed(attached.pay)))
+    waits.length = 0
+    await Promise.all(Array.from({ length: 10 }, () => timed(attached.pay)))
+    const burstRecalls = recalls.slice(before)
+    const oneRecallMs = Math.max(
+      recallWaitP50Ms,
+      ...burstRecalls.map((recall) => recall.durationMs),
+    )
+    const slowestWaitMs = Math.max(...waits)
     const liquidPlainP50Ms = percentile(ms.plain, 50)
     const liquidAttachedP50Ms = percentile(ms.attached, 50)
     const recallPaymentP50Ms = percentile(ms.recalled, 50)
     return {
       value: {
         requests,
+        liquidPairs,
         liquidPlainP50Ms: roundMs(liquidPlainP50Ms),
         liquidAttachedP50Ms: roundMs(liquidAttachedP50Ms),
         liquidRatio: Math.round((liquidAttachedP50Ms / liquidPlainP50Ms) * 1000) / 1000,
         recallPaymentP50Ms: roundMs(recallPaymentP50Ms),
         recallAddsMs: roundMs(recallPaymentP50Ms - liquidAttachedP50Ms),
-        recallsPerBurst: recalls.length - before,
-        burstSlowestVsOneRecall: Math.round((Math.max(...burst) / recallPaymentP50Ms) * 100) / 100,
+        recallsPerBurst: burstRecalls.length,
+        recallWaitP50Ms: roundMs(recallWaitP50Ms),
+        burstSlowestWaitVsOneRecall: Math.round((slowestWaitMs / oneRecallMs) * 100) / 100,
+        burstSlowestWaitVsAlone: Math.round((slowestWaitMs / recallWaitP50Ms) * 100) / 100,
       },
     }
   } finally {
