@@ -7,7 +7,7 @@
  * Run: npm run demo   (it builds `dist/` first: the MCP server runs from there, as `npx x402-vault mcp`)
  */
 
-import { mkdtemp } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -345,16 +345,15 @@ async function howPaid(devnet: Devnet, response: Response): Promise<string> {
 
 /** The built MCP server on stdio, its stderr kept off our stdout, and a real MCP client on it. */
 async function connectMcp(devnet: Devnet) {
+  const folder = await mkdtemp(join(tmpdir(), 'x402-vault-demo-'))
+  cleanups.push(() => rm(folder, { recursive: true, force: true }))
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [mcpBin],
     env: {
       PATH: process.env.PATH ?? '',
       BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
-      VAULT_ADDRESSES: await writeAddressesFile(
-        devnet,
-        join(await mkdtemp(join(tmpdir(), 'x402-vault-demo-')), 'addresses.json'),
-      ),
+      VAULT_ADDRESSES: await writeAddressesFile(devnet, join(folder, 'addresses.json')),
       MCP_LOG_LEVEL: 'error',
     },
     stderr: 'pipe',
