@@ -3,11 +3,11 @@
  * imports nothing from bench/ (which imports test/support/), so the two trees form no cycle.
  */
 import { spawn } from 'node:child_process'
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { mcpToolNames } from '../support/mcpToolNames.js'
+import { tempFolder } from '../support/tempFolder.js'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -128,7 +128,7 @@ it('a smoke pass of the bench prints one JSON report of the issue #11 shape, wit
   expect(code).toBe(broken.length > 0 ? 1 : 0)
 
   // Without --json the same report is a table.
-  const saved = join(await mkdtemp(join(tmpdir(), 'x402-vault-bench-')), 'report.json')
+  const saved = join(await tempFolder('x402-vault-bench-'), 'report.json')
   await writeFile(saved, stdout)
   const table = (await runBench(['--from', saved])).stdout
   expect(table).toMatch(/^ {2}vault_plan_withdraw +1 +≤ 1 +ok$/m)

@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process'
-import { mkdtemp, readFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { createPublicClient, http } from 'viem'
 import { expect, it } from 'vitest'
 import { vaultAddressKeys } from '../../src/sdk/chains.js'
 import { cliBin } from '../support/runCli.js'
+import { tempFolder } from '../support/tempFolder.js'
 
 it('`x402-vault devnet` prints the env lines, serves until SIGINT, then shuts down cleanly', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'x402-vault-cli-'))
+  const dir = await tempFolder('x402-vault-cli-')
   const addressesPath = join(dir, 'addresses.json')
   const child = spawn(process.execPath, [cliBin, 'devnet', '--addresses', addressesPath], {
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,8 +5,7 @@
  * against the history; on base-sepolia also an RPC that refuses wide log ranges, and the HTML report in
  * headless Chromium.
  */
-import { mkdtemp, readFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import chromium from '@sparticuz/chromium'
@@ -20,6 +19,7 @@ import { type CountingProxy, startCountingProxy } from '../support/countingProxy
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
 import { type MerchantHistory, makeMerchantHistory } from '../support/merchantHistory.js'
 import { runCli } from '../support/runCli.js'
+import { tempFolder } from '../support/tempFolder.js'
 
 type JsonAmount = { usdc: string; atomic: string }
 type JsonEntry = {
@@ -227,7 +227,7 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
 
   if (options.chain === 'base-sepolia')
     it('--html writes a page that draws its chart offline, with the ledger’s totals', async () => {
-      const path = join(await mkdtemp(join(tmpdir(), 'x402-vault-ledger-')), 'ledger.html')
+      const path = join(await tempFolder('x402-vault-ledger-'), 'ledger.html')
       const output = await run(['--html', path])
       expect(output.code).toBe(0)
       expect(output.stdout).toContain(`Report written to ${path}`)

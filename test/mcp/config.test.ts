@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -6,6 +6,7 @@ import { createLogger, loadMcpConfig, McpConfigError } from '../../src/mcp/index
 import { redactLogText } from '../../src/mcp/logger.js'
 import { vaultChains } from '../../src/sdk/chains.js'
 import { runCli } from '../support/runCli.js'
+import { tempFolder } from '../support/tempFolder.js'
 
 async function configError(env: Record<string, string>): Promise<McpConfigError> {
   try {
@@ -40,7 +41,7 @@ describe('loadMcpConfig', () => {
   })
 
   it('reads each variable', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'x402-vault-mcp-'))
+    const dir = await tempFolder('x402-vault-mcp-')
     const file = join(dir, 'addresses.json')
     const addresses = vaultChains['base-sepolia'].addresses
     await writeFile(file, JSON.stringify({ chain: 'base-sepolia', chainId: 84532, ...addresses }))
@@ -103,7 +104,7 @@ describe('loadMcpConfig', () => {
   })
 
   it('`x402-vault mcp` names the working directory the client started it in, on one line, exit 1', async () => {
-    const cwd = await mkdtemp(join(tmpdir(), 'x402-vault-client-cwd-'))
+    const cwd = await tempFolder('x402-vault-client-cwd-')
     const { code, stderr } = await runCli(
       ['mcp'],
       { VAULT_ADDRESSES: '.devnet/addresses.json' },

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { vaultChains } from '../../src/sdk/chains.js'
 import { connectMcp } from '../support/mcp.js'
+import { tempFolder } from '../support/tempFolder.js'
 
 const root = join(import.meta.dirname, '../..')
 const examples = join(root, 'examples/mcp')
@@ -56,7 +56,7 @@ async function listTools(entry: ServerEntry, addressesFile: string): Promise<str
 describe('the MCP client configurations in examples/mcp and the MCP guide', () => {
   it('each starts `npx -y x402-vault@beta` with only the server’s variables, and it lists six tools', async () => {
     // The devnet example's VAULT_ADDRESSES is a placeholder path: a real file stands in for it.
-    const addressesFile = join(await mkdtemp(join(tmpdir(), 'x402-vault-examples-')), 'a.json')
+    const addressesFile = join(await tempFolder('x402-vault-examples-'), 'a.json')
     await writeFile(
       addressesFile,
       JSON.stringify({ chain: 'base-sepolia', ...vaultChains['base-sepolia'].addresses }),

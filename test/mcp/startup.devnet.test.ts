@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,6 +8,7 @@ import { type CountingProxy, startCountingProxy } from '../support/countingProxy
 import { initializeRequest, spawnJsonLines } from '../support/jsonLinesProcess.js'
 import { callTool, callToolError, callToolOk, connectMcp, mcpBin, runBin } from '../support/mcp.js'
 import { cliBin } from '../support/runCli.js'
+import { tempFolder } from '../support/tempFolder.js'
 
 let devnet: Devnet
 let proxy: CountingProxy
@@ -58,7 +59,7 @@ describe('configuration errors stop the server with a one-line reason', () => {
     const missing = join(tmpdir(), 'no-such-dir-x402', 'addresses.json')
     expect(await expectStartupError({ VAULT_ADDRESSES: missing })).toContain(missing)
 
-    const dir = await mkdtemp(join(tmpdir(), 'x402-vault-mcp-'))
+    const dir = await tempFolder('x402-vault-mcp-')
     const partial = join(dir, 'partial.json')
     const { oracle: _oracle, ...withoutOracle } = devnet.addresses
     await writeFile(partial, JSON.stringify({ chain: 'base-sepolia', ...withoutOracle }))

@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -9,6 +8,7 @@ import {
   vaultChains,
 } from '../../src/index.js'
 import { vaultAddressKeys } from '../../src/sdk/chains.js'
+import { tempFolder } from '../support/tempFolder.js'
 
 const sepolia = vaultChains['base-sepolia'].addresses
 const lowercase = Object.fromEntries(
@@ -17,7 +17,7 @@ const lowercase = Object.fromEntries(
 
 let dir: string
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'x402-vault-addresses-'))
+  dir = await tempFolder('x402-vault-addresses-')
 })
 
 async function file(name: string, content: string) {

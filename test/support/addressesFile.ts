@@ -1,9 +1,8 @@
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { writeAddressesFile as writeDevnetAddresses } from '../../src/devnet/writeAddressesFile.js'
 import type { VaultAddresses } from '../../src/sdk/chains.js'
+import { tempFolder } from './tempFolder.js'
 
 /**
  * Writes the devnet's addresses file (as `x402-vault devnet` does) into a new temporary directory, for
@@ -19,7 +18,7 @@ export async function writeAddressesFile(
   devnet: Devnet,
   overrides: Record<string, string> = {},
 ): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'x402-vault-addresses-'))
+  const dir = await tempFolder('x402-vault-addresses-')
   const addresses = { ...devnet.addresses, ...overrides } as VaultAddresses
   return writeDevnetAddresses({ ...devnet, addresses }, join(dir, 'addresses.json'))
 }

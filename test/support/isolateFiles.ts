@@ -4,9 +4,10 @@
  * that halves `npm run test:unit`, and takes the import time of a full `npm test` (summed over its
  * workers) from about 100 s to about 20 s. What a file could leak to the next is undone here: this repository's modules
  * load afresh in every file (module state such as caches starts empty), and timers, stubs and spies
- * are restored after it.
+ * are restored after it. The temporary folders it made (`tempFolder`) are removed.
  */
 import { afterAll, vi } from 'vitest'
+import { removeTempFolders } from './tempFolder.js'
 
 vi.resetModules()
 // The SDK's write queue lives in a global registry (two copies of the package share it): a write an
@@ -14,7 +15,8 @@ vi.resetModules()
 ;(globalThis as { [key: symbol]: Map<string, unknown> | undefined })[
   Symbol.for('x402-vault.writeQueue')
 ]?.clear()
-afterAll(() => {
+afterAll(async () => {
+  await removeTempFolders()
   vi.useRealTimers()
   vi.unstubAllGlobals()
   vi.unstubAllEnvs()
