@@ -30,8 +30,8 @@ export const readAheadRefreshMs = 500
  * A payer that pays in a loop (its next payment arrives soon after an earlier one's outcome) would wait
  * for one balance read per payment before x402 signs, and spend the CPU of one RPC request on each. So
  * when a payment's outcome arrives, a read is sent ahead, and the loop's payments use it while it is
- * fresh ({@link readAheadFreshMs}); it is replaced every {@link readAheadRefreshMs}. Such a read is never
- * trusted further than a fresh one would be:
+ * fresh ({@link readAheadFreshMs}); it is replaced every {@link readAheadRefreshMs}. As far as this
+ * process can know, such a read is trusted no further than a fresh one would be:
  * - the payment whose outcome sent it counts as unspent, and so does every payment released after it:
  *   the read goes out the moment that payment's outcome arrives, when the RPC node the buyer reads may
  *   not show its settlement yet (the payments funded and not yet released count anyway);
@@ -44,8 +44,8 @@ export const readAheadRefreshMs = 500
  * a spend between a fresh read and the settlement.
  */
 export class BalanceReads {
-  /** Payments released lately: when, and how much. */
-  private releases: { at: number; amount: bigint }[] = []
+  /** Payments released lately, in time order: when, and how much. */
+  private readonly releases: { at: number; amount: bigint }[] = []
   /** The newest read sent ahead that answered. */
   private ahead: BalanceRead | undefined
   /** A read sent ahead that has not answered yet. */
@@ -97,8 +97,10 @@ export class BalanceReads {
   released(amount: bigint, readAhead: boolean): void {
     const now = performance.now()
     this.lastReleaseAt = now
+    // In time order: what no read still in use can count lies at the front.
     const horizon = now - 2 * readAheadFreshMs
-    this.releases = this.releases.filter((release) => release.at >= horizon)
+    const kept = this.releases.findIndex((release) => release.at >= horizon)
+    this.releases.splice(0, kept === -1 ? this.releases.length : kept)
     this.releases.push({ at: now, amount })
     if (!readAhead || !this.looping || this.closed || this.pending) return
     if (this.ahead && now - this.ahead.sentAt < readAheadRefreshMs) return
