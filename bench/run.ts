@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import type { Address } from 'viem'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.js'
 import { parseUsdc } from '../src/index.js'
+import { removeTempFolders } from '../test/support/tempFolder.js'
 import { measureBurst } from './burst.js'
 import { measureBuyer } from './buyer.js'
 import { measureColdStart } from './coldStart.js'
@@ -99,6 +100,8 @@ try {
   if (report.overBudget.length > 0) process.exitCode = 1
 } finally {
   await devnet.stop()
+  // The addresses files given to the MCP servers and the merchant processes.
+  await removeTempFolders()
 }
 
 /**
