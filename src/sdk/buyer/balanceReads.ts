@@ -51,6 +51,8 @@ export class BalanceReads {
   /** A read sent ahead that has not answered yet. */
   private pending: BalanceRead | undefined
   private lastReleaseAt = Number.NEGATIVE_INFINITY
+  /** Releases before this time are no longer listed. */
+  private forgottenBefore = Number.NEGATIVE_INFINITY
   private looping = false
   private closed = false
 
@@ -97,9 +99,10 @@ export class BalanceReads {
   released(amount: bigint, readAhead: boolean): void {
     const now = performance.now()
     this.lastReleaseAt = now
-    // In time order: what no read still in use can count lies at the front.
-    const horizon = now - 2 * readAheadFreshMs
-    const kept = this.releases.findIndex((release) => release.at >= horizon)
+    // In time order: what a read sent ahead and still fresh cannot count lies at the front. A read
+    // that needs what is dropped (one on its way for seconds) is no longer trusted (`spendable`).
+    this.forgottenBefore = now - 2 * readAheadFreshMs
+    const kept = this.releases.findIndex((release) => release.at >= this.forgottenBefore)
     this.releases.splice(0, kept === -1 ? this.releases.length : kept)
     this.releases.push({ at: now, amount })
     if (!readAhead || !this.looping || this.closed || this.pending) return
@@ -116,7 +119,7 @@ export class BalanceReads {
   /**
    * What a read's balance leaves for payments now (to be compared in the same turn): the balance less
    * the payments released since its `countsFrom`, or `undefined` when a write of the account may have
-   * moved the balance since it was sent.
+   * moved the balance since it was sent (or when those releases are no longer all listed).
    *
    * @param read - A read that has answered.
    * @param balance - Its balance.
@@ -124,6 +127,7 @@ export class BalanceReads {
    */
   spendable(read: BalanceRead, balance: bigint): bigint | undefined {
     if (read.writes === undefined || this.writes() !== read.writes) return undefined
+    if (read.countsFrom < this.forgottenBefore) return undefined
     let unspent = 0n
     for (const release of this.releases) {
       if (release.at >= read.countsFrom) unspent += release.amount
