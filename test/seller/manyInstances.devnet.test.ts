@@ -11,7 +11,7 @@
  *   retryable problem, never a lost or doubled unit.
  * Both keep exact accounting: start + received = end + deposited, to the base unit.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { formatUsdc, parseUsdc } from '../../src/index.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
@@ -87,6 +87,21 @@ describe(`${instances} instances of one merchant`, () => {
     const tcp = await startTcpProxy(postgres.port)
     const viaTcp = postgres.url.replace(`:${postgres.port}/`, `:${tcp.port}/`)
     const watchers: Watcher[] = []
+    // A hang ends in vitest's timeout, which says nothing of where: the stage and what each watcher
+    // last reported say it.
+    let stage = 'starting'
+    const step = <T>(name: string, promise: Promise<T>) => {
+      stage = name
+      return promise
+    }
+    onTestFailed(() => {
+      const tail = watchers.map((watcher, index) => ({
+        watcher: index,
+        events: watcher.events.slice(-6),
+        stderr: watcher.stderr().slice(-2_000),
+      }))
+      console.error(`manyInstances failed at "${stage}":\n${JSON.stringify(tail, null, 1)}`)
+    })
     const watch = (lockUrl: string) => {
       const watcher = startWatcher(
         {
@@ -118,42 +133,42 @@ describe(`${instances} instances of one merchant`, () => {
     try {
       // A takes the lock; B (its Postgres behind a proxy that can cut it) waits.
       const a = watch(postgres.url)
-      await a.next(is('lock', 'acquired'))
+      await step('A acquires the lock', a.next(is('lock', 'acquired')))
       const b = watch(viaTcp)
-      await b.next(is('lock', 'waiting'))
+      await step('B waits for the lock', b.next(is('lock', 'waiting')))
 
       // 40 sales; A sweeps them.
-      await sell(urls, 40)
-      await sweptAll()
+      await step('40 sales', sell(urls, 40))
+      await step('A sweeps the 40', sweptAll())
 
       // 30 more; once A has seen one of them, SIGKILL A. B takes over within 10 s and sweeps the rest.
       const aMark = a.events.length
       const secondSales = sell(urls, 30)
-      await a.after(aMark, is('inflow'))
+      await step('A sees an inflow of the 30', a.after(aMark, is('inflow')))
       a.child.kill('SIGKILL')
       const killedAt = Date.now()
-      const bHolds = await b.next(is('lock', 'acquired'))
+      const bHolds = await step('B takes over', b.next(is('lock', 'acquired')))
       expect(at(bHolds) - killedAt).toBeLessThan(10_000)
-      await secondSales
+      await step('30 sales', secondSales)
       // A restarts, as its supervisor would restart it, and waits.
       const a2 = watch(postgres.url)
-      await a2.next(is('lock', 'waiting'))
-      await sweptAll()
+      await step('A2 waits for the lock', a2.next(is('lock', 'waiting')))
+      await step('B sweeps the 30', sweptAll())
 
       // 30 more; once B has seen one, cut B's connection to Postgres (not its process): B stops
       // sending, then A2 takes the lock and sweeps the rest.
       const bMark = b.events.length
       const thirdSales = sell(urls, 30)
-      await b.after(bMark, is('inflow'))
+      await step('B sees an inflow of the last 30', b.after(bMark, is('inflow')))
       tcp.cut()
-      const bLost = await b.next(is('lock', 'lost'))
-      const a2Holds = await a2.next(is('lock', 'acquired'))
+      const bLost = await step('B loses the lock', b.next(is('lock', 'lost')))
+      const a2Holds = await step('A2 takes over', a2.next(is('lock', 'acquired')))
       expect(at(bLost)).toBeLessThan(at(a2Holds))
-      await thirdSales
-      await sweptAll()
+      await step('the last 30 sales', thirdSales)
+      await step('A2 sweeps the last 30', sweptAll())
 
       for (const watcher of [b, a2]) watcher.child.kill('SIGTERM')
-      expect(await Promise.all([b.exited, a2.exited])).toEqual([0, 0])
+      expect(await step('B and A2 exit', Promise.all([b.exited, a2.exited]))).toEqual([0, 0])
       // The instances sent nothing: they hold no sweeper.
       expect(shops.flatMap((shop) => shop.events.filter((e) => e.type !== 'ready'))).toEqual([])
 
