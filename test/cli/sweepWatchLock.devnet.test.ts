@@ -30,6 +30,14 @@ const is = (event: string, state?: string) => (line: WatchEventLine) =>
   line.event === event && (state === undefined || line.state === state)
 const atomic = (line: WatchEventLine) => BigInt((line.amount as { atomic: string }).atomic)
 const at = (line: WatchEventLine) => Date.parse(line.time)
+/** `promise`, or a failure naming `what` after `ms`: a hang says what hung. */
+const within = <T>(ms: number, what: string, promise: Promise<T>): Promise<T> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+}
 
 describe('x402-vault sweep --watch --lock', () => {
   it('one sender at a time: takeover after a SIGKILL, and after a cut connection', async () => {
@@ -73,10 +81,16 @@ describe('x402-vault sweep --watch --lock', () => {
       expect(at(bLost)).toBeLessThan(at(cHolds))
       await transferToMerchant(devnet, parseUsdc('30'))
       expect(atomic(await c.next(is('deposit')))).toBe(parseUsdc('30'))
+      // B keeps trying to take the lock again: its connect through the cut network times out (5 s)
+      // and it says so. (A heartbeat still waiting on its lost connection used to drop the new one
+      // mid-connect, which pg never settles: B hung there, and on SIGTERM.)
+      const unavailable = (line: WatchEventLine) =>
+        line.event === 'problem' && line.code === 'SWEEP_LOCK_UNAVAILABLE'
+      await within(15_000, 'B retries the lock', b.after(b.events.indexOf(bLost), unavailable))
 
-      // Every deposit was sent while its sender held the lock; exact accounting.
+      // Every deposit was sent while its sender held the lock; exact accounting. Both stop at once.
       for (const watcher of [b, c]) watcher.child.kill('SIGTERM')
-      await Promise.all([b.exited, c.exited])
+      expect(await within(5_000, 'B and C exit', Promise.all([b.exited, c.exited]))).toEqual([0, 0])
       const deposits = watchers.flatMap((watcher) => watcher.events.filter(is('deposit')))
       expect(deposits).toHaveLength(3)
       expect(b.events.filter(is('deposit')).every((line) => at(line) < at(bLost))).toBe(true)

@@ -1,6 +1,7 @@
 import type { Client, ClientConfig } from 'pg'
 import { type Address, keccak256, stringToHex } from 'viem'
 import { VaultPreconditionError } from '../../index.js'
+import { sleep } from '../../sdk/internal/sleep.js'
 import { redactUrl } from '../../sdk/shared.js'
 import { UsageError } from '../usageError.js'
 
@@ -109,18 +110,23 @@ export async function postgresLock(
     keepAlive: true,
   }
 
-  /** Drops the connection without waiting on a peer that may never answer. */
+  /**
+   * Drops the connection without waiting on a peer that may never answer: its socket is destroyed, not
+   * ended, because pg never settles a `connect()` that `end()` interrupts (the sweeper then hung in
+   * `acquire`, and on SIGTERM).
+   */
   const discard = () => {
     const dead = client
     client = undefined
-    if (!dead) return
-    dead.end().catch(() => {})
-    ;(
-      dead as unknown as { connection?: { stream?: { destroy(): void } } }
-    ).connection?.stream?.destroy()
+    destroySocket(dead)
   }
 
-  const lose = (reason: string) => {
+  /**
+   * The lock is lost because `from` failed. A late failure of a connection already replaced (a
+   * heartbeat that was still waiting on it) is ignored: it must not drop the new one.
+   */
+  const lose = (reason: string, from: Client | undefined) => {
+    if (from !== client) return
     clearInterval(heartbeat)
     heartbeat = undefined
     discard()
@@ -139,10 +145,8 @@ export async function postgresLock(
   const connect = async () => {
     const next = new pg.Client(config)
     // Without a listener an error on an idle connection would end the process.
-    next.on('error', (error) => lose(`the Postgres connection failed: ${error.message}`))
-    next.on('end', () => {
-      if (client === next) lose('the Postgres connection closed')
-    })
+    next.on('error', (error) => lose(`the Postgres connection failed: ${error.message}`, next))
+    next.on('end', () => lose('the Postgres connection closed', next))
     client = next
     await next.connect()
     try {
@@ -156,26 +160,14 @@ export async function postgresLock(
   }
 
   const check = async () => {
+    const asked = client
     try {
       await ask('SELECT 1')
-      lastOkAt = Date.now()
+      if (client === asked) lastOkAt = Date.now()
     } catch (error) {
-      lose(`the lock's session did not answer: ${(error as Error).message}`)
+      lose(`the lock's session did not answer: ${(error as Error).message}`, asked)
     }
   }
-
-  const sleep = (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, ms)
-      signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer)
-          reject(signal.reason)
-        },
-        { once: true },
-      )
-    })
 
   return {
     get held() {
@@ -183,31 +175,41 @@ export async function postgresLock(
     },
     async acquire(signal) {
       let saidWaiting = false
-      while (!held) {
-        signal.throwIfAborted()
-        try {
-          if (!client) await connect()
-          const { rows } = await ask('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key])
-          if ((rows[0] as { locked?: boolean } | undefined)?.locked === true) {
-            held = true
-            lastOkAt = Date.now()
-            heartbeat = setInterval(() => void check(), timing.heartbeatMs)
-            return
+      // A stop while connecting (up to 5 retries' time over a cut network) drops the socket: the
+      // connect fails at once.
+      const onAbort = () => discard()
+      signal.addEventListener('abort', onAbort, { once: true })
+      try {
+        while (!held) {
+          signal.throwIfAborted()
+          try {
+            if (!client) await connect()
+            const { rows } = await ask('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key])
+            if ((rows[0] as { locked?: boolean } | undefined)?.locked === true) {
+              held = true
+              lastOkAt = Date.now()
+              heartbeat = setInterval(() => void check(), timing.heartbeatMs)
+              return
+            }
+            if (!saidWaiting) events.waiting()
+            saidWaiting = true
+          } catch (error) {
+            signal.throwIfAborted()
+            events.problem(
+              `Postgres at ${shown} failed: ${(error as Error).message.replaceAll(url, shown)}`,
+            )
+            discard()
           }
-          if (!saidWaiting) events.waiting()
-          saidWaiting = true
-        } catch (error) {
-          events.problem(
-            `Postgres at ${shown} failed: ${(error as Error).message.replaceAll(url, shown)}`,
-          )
-          discard()
+          await sleep(timing.retryMs, signal)
         }
-        await sleep(timing.retryMs, signal)
+      } finally {
+        signal.removeEventListener('abort', onAbort)
       }
     },
     async assertHeld() {
+      const asked = client
       const fail = (reason: string) => {
-        lose(reason)
+        lose(reason, asked)
         return new VaultPreconditionError(`Not sending: ${reason}.`, {
           code: 'SWEEP_LOCK_LOST',
           details: { lock: shown },
@@ -222,7 +224,7 @@ export async function postgresLock(
       } catch (error) {
         throw fail(`the lock's session did not answer: ${(error as Error).message}`)
       }
-      if (!held) throw fail('the lock was lost')
+      if (!held || client !== asked) throw fail('the lock was lost')
       lastOkAt = Date.now()
     },
     async release() {
@@ -234,7 +236,24 @@ export async function postgresLock(
       held = false
       const closing = client
       client = undefined
-      await closing?.end().catch(() => {})
+      if (!closing) return
+      // Over a cut network `end()` never completes: it gets one heartbeat, then the socket goes.
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        closing.end().catch(() => {}),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, timing.heartbeatMs)
+        }),
+      ])
+      clearTimeout(timer)
+      destroySocket(closing)
     },
   }
+}
+
+/** Destroys a pg client's socket at once (pg has no public way to). */
+function destroySocket(client: Client | undefined): void {
+  ;(
+    client as unknown as { connection?: { stream?: { destroy(): void } } } | undefined
+  )?.connection?.stream?.destroy()
 }
