@@ -5,6 +5,7 @@ export { multicall3Address } from './chains.js'
 export { toJsonSafe } from './errors/classes.js'
 export { toVaultError } from './errors/toVaultError.js'
 export { importPeer, type PeerFeature } from './importPeer.js'
+export { sleep } from './internal/sleep.js'
 export { MAX_SLIPPAGE_BPS } from './internal/validate.js'
 export { withGasMargin } from './internal/write.js'
 export {

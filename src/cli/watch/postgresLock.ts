@@ -1,8 +1,7 @@
 import type { Client, ClientConfig } from 'pg'
 import { type Address, keccak256, stringToHex } from 'viem'
 import { VaultPreconditionError } from '../../index.js'
-import { sleep } from '../../sdk/internal/sleep.js'
-import { redactUrl } from '../../sdk/shared.js'
+import { redactUrl, sleep } from '../../sdk/shared.js'
 import { UsageError } from '../usageError.js'
 
 /*
