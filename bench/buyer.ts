@@ -1,4 +1,5 @@
 import { parseUsdc, type Recall } from '../src/index.js'
+import { timeHookWaits, waitMs } from '../test/support/hookWaits.js'
 import { usdcBalance } from '../test/support/merchant.js'
 import { buyerClient } from '../test/support/merchantApps.js'
 import type { BenchContext, Measured } from './context.js'
@@ -64,18 +65,10 @@ export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBen
   const plain = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, cap)
   const attached = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, cap)
   const recalls: Recall[] = []
-  // How long each payment waits before x402 signs it: from a hook that runs before attachTo's to one
-  // that runs after it (x402 runs a payment's hooks in order, with one context object).
-  const waitStarted = new WeakMap<object, number>()
-  const waits: number[] = []
-  attached.client.onBeforePaymentCreation(async (context) => {
-    waitStarted.set(context, performance.now())
-  })
-  const attachment = vault.attachTo(attached.client, { onRecall: (recall) => recalls.push(recall) })
-  attached.client.onBeforePaymentCreation(async (context) => {
-    const started = waitStarted.get(context)
-    if (started !== undefined) waits.push(performance.now() - started)
-  })
+  // How long each payment waits before x402 signs it.
+  const { attached: attachment, waits } = timeHookWaits(attached.client, () =>
+    vault.attachTo(attached.client, { onRecall: (recall) => recalls.push(recall) }),
+  )
   const timed = async (pay: typeof fetch): Promise<number> => {
     const started = performance.now()
     const response = await pay(shop.paidUrl)
@@ -103,7 +96,7 @@ export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBen
     await vault.depositAndWait({ amount: await usdcBalance(devnet, buyer) })
     waits.length = 0
     for (let run = 0; run < requests; run++) ms.recalled.push(await timed(attached.pay))
-    const recallWaitP50Ms = percentile(waits, 50)
+    const recallWaitP50Ms = percentile(waits.map(waitMs), 50)
     if (recalls.length !== requests)
       throw new Error(`${recalls.length} recalls for ${requests} payments`)
 
@@ -116,7 +109,7 @@ export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBen
       recallWaitP50Ms,
       ...burstRecalls.map((recall) => recall.durationMs),
     )
-    const slowestWaitMs = Math.max(...waits)
+    const slowestWaitMs = Math.max(...waits.map(waitMs))
     const liquidPlainP50Ms = percentile(ms.plain, 50)
     const liquidAttachedP50Ms = percentile(ms.attached, 50)
     const recallPaymentP50Ms = percentile(ms.recalled, 50)
