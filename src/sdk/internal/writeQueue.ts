@@ -33,15 +33,17 @@ export type WriteSlot = {
 // Shared through the global symbol registry so that two copies of this package in one process (two
 // versions, or a bundled one) still queue one account's writes in one line.
 const registryKey = Symbol.for('x402-vault.writeQueue')
-const globals = globalThis as { [registryKey]?: Map<string, Promise<void>> }
+const releasesKey = Symbol.for('x402-vault.writeReleases')
+const globals = globalThis as {
+  [registryKey]?: Map<string, Promise<void>>
+  [releasesKey]?: Map<string, number>
+}
 /** The last write queued per key; it resolves (never rejects) when that write releases the account. */
 globals[registryKey] ??= new Map()
 const tails: Map<string, Promise<void>> = globals[registryKey]
-const releasesKey = Symbol.for('x402-vault.writeReleases')
-const releaseCounts = globalThis as { [releasesKey]?: Map<string, number> }
 /** How many writes released each key (see {@link writeEpoch}). */
-releaseCounts[releasesKey] ??= new Map()
-const releases: Map<string, number> = releaseCounts[releasesKey]
+globals[releasesKey] ??= new Map()
+const releases: Map<string, number> = globals[releasesKey]
 
 /**
  * Where an account's writes stand, for a balance read that must know whether a write of this process
