@@ -1,6 +1,7 @@
 /**
- * The package where sellers' apps are (issue #20): the packed tarball, installed once from npm's cache
- * (`--offline`; `npm ci` filled it) into a fresh CommonJS app (what `npm init -y` makes) with the
+ * The package where sellers' apps are (issue #20): the packed tarball, installed once, from npm's cache
+ * where it can (`--prefer-offline`: `npm ci` cached the tarballs, but npm 11 asks for full package
+ * metadata that only the registry may have) into a fresh CommonJS app (what `npm init -y` makes) with the
  * README's Express install line, and an ES module app beside it (a folder of its own, `"type":
  * "module"`, on the same node_modules). Each runs the README's seller example, CommonJS through
  * `require` and ESM through `import`, on both devnet chains, and an x402 buyer pays it.
@@ -104,9 +105,13 @@ beforeAll(async () => {
   await writeFile(join(app, 'esm/package.json'), JSON.stringify({ type: 'module' }))
   await writeFile(join(app, 'seller.js'), sellerSource('commonjs'))
   await writeFile(join(app, 'esm/seller.js'), sellerSource('module'))
-  await run('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball, ...expressSeller], {
-    cwd: app,
-  })
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...expressSeller],
+    {
+      cwd: app,
+    },
+  )
 }, 240_000)
 
 afterAll(async () => {

@@ -2,8 +2,9 @@
  * The package as users get it: `npm pack` once, then installs from that tarball into empty folders, as
  * a seller on Express, a seller on Hono, a plain install (what `npx` installs for the MCP server), and
  * a TypeScript consumer of every subpath and of every ```ts block of the README and the guides. publint
- * and arethetypeswrong check the tarball itself. Installs come from npm's cache only (`--offline`; `npm ci`
- * filled it), so they prove that the published files alone work.
+ * and arethetypeswrong check the tarball itself. Installs come from npm's cache where they can
+ * (`--prefer-offline`: `npm ci` cached the tarballs; npm 11 may still ask the registry for full package
+ * metadata), so they prove that the published files alone work.
  */
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -43,9 +44,13 @@ async function installInto(name: keyof typeof folders, packages: readonly string
     join(folder, 'package.json'),
     JSON.stringify({ name: `consumer-${name}`, private: true, type: 'module' }),
   )
-  await run('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball, ...packages], {
-    cwd: folder,
-  })
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...packages],
+    {
+      cwd: folder,
+    },
+  )
   folders[name] = folder
 }
 
