@@ -23,10 +23,19 @@ describe('the shares a withdrawal by amount burns (planWithdraw, withdraw)', () 
     expect(previewRedeem(shares, vault, wallet)).toBeGreaterThanOrEqual(everything)
   })
 
-  it('keeps a quote that already pays the amount', () => {
+  it('burns one share fewer than a quote that pays a unit over, and keeps a quote that pays exactly', () => {
+    // The closed form aims at amount + 1: here its quote pays 10.000001 USDC for 10.
     const amount = 10_000_000n
     const quote = previewWithdrawNet(amount, vault, wallet) as { shares: bigint }
-    expect(sharesForAmount(quote.shares, amount, state)).toBe(quote.shares)
+    expect(previewRedeem(quote.shares, vault, wallet)).toBe(amount + 1n)
+    const shares = sharesForAmount(quote.shares, amount, state)
+    expect(shares).toBe(quote.shares - 1n)
+    expect(previewRedeem(shares, vault, wallet)).toBe(amount)
+
+    const exact = 12_345_678n
+    const exactQuote = previewWithdrawNet(exact, vault, wallet) as { shares: bigint }
+    expect(previewRedeem(exactQuote.shares, vault, wallet)).toBe(exact)
+    expect(sharesForAmount(exactQuote.shares, exact, state)).toBe(exactQuote.shares)
   })
 
   it('refuses, in USDC, an amount that even every share does not pay', () => {

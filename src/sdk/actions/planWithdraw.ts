@@ -66,16 +66,17 @@ export type WithdrawPlan = {
  * on a batching transport: one Multicall3 read (registration, shares, the preview, the share math) and,
  * started in the same tick, one `eth_simulateV1` from the wallet.
  *
- * By `amount`, the shares come from `previewWithdrawNet(amount, wallet)`, checked against the share
- * math read in the same multicall (the live quote can fall 1 base unit short for a whole position; then
- * one more share, or all of them), and `minUsdcOut = amount`, so the wallet receives at least what it
- * asked for (or the transaction reverts). The simulation runs the quote and the withdrawal together as
- * the wallet (a state override puts a small probe's code at the wallet's address for that simulation
- * only). By `shares`, `minUsdcOut = previewRedeem(shares) × (10000 − slippageBps) / 10000`, and the
- * simulation withdraws those shares.
+ * By `amount`, the shares are the fewest that pay the amount, from `previewWithdrawNet(amount, wallet)`
+ * and the share math read in the same multicall (the router's quote often pays 1–2 base units more than
+ * asked, and can fall 1 short for a whole position), and `minUsdcOut = amount`, so the wallet receives
+ * at least what it asked for (or the transaction reverts). The simulation finds the same shares and
+ * withdraws them as the wallet (a state override puts a small probe's code at the wallet's address for
+ * that simulation only). By `shares`, `minUsdcOut = previewRedeem(shares) × (10000 − slippageBps) /
+ * 10000`, and the simulation withdraws those shares.
  *
- * When the RPC refuses `eth_simulateV1` (the `SIMULATION_UNSUPPORTED` warning), or the checked shares
- * differ from the router's quote, the withdrawal is simulated with `eth_call` in a second round trip.
+ * When the RPC refuses `eth_simulateV1` (the `SIMULATION_UNSUPPORTED` warning), or the simulated shares
+ * differ from the SDK's (the probe steps down at most 4 shares below the router's quote), the withdrawal
+ * is simulated with `eth_call` in a second round trip.
  *
  * @param ctx - The vault client (no wallet client needed).
  * @param params - `wallet`, exactly one of `amount` / `shares`, and `slippageBps`.
@@ -201,7 +202,8 @@ function simulatedUsdcOut(
   } else {
     out = decodeFunctionResult({ abi: routerAbi, functionName: 'withdraw', data: step.data })
   }
-  // The checked shares are one more than the quote (or all of them): simulate those instead.
+  // The probe found other shares than the SDK's (a state between the two reads, or a quote more than
+  // its steps above the fewest): simulate the SDK's instead.
   if (shares !== quote.shares) return undefined
   if (out < quote.minUsdcOut) {
     throw belowMinimumError(ctx, { functionName: 'withdraw', action }, out, quote.minUsdcOut)

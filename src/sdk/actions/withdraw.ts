@@ -56,10 +56,10 @@ export type WithdrawResult = {
 }
 
 /**
- * Withdraws from the vault, by USDC amount (`previewWithdrawNet` shares, checked to deliver at least
- * the amount; `minUsdcOut = amount`) or by shares (`previewRedeem` minus slippage). Checks registration
- * and share balance, simulates and estimates gas, then sends; a withdrawal that would fail is refused
- * before anything is sent.
+ * Withdraws from the vault, by USDC amount (the fewest shares that deliver at least the amount, from
+ * `previewWithdrawNet` and the share math; `minUsdcOut = amount`) or by shares (`previewRedeem` minus
+ * slippage). Checks registration and share balance, simulates and estimates gas, then sends; a
+ * withdrawal that would fail is refused before anything is sent.
  *
  * Runs in the sending account's write queue: after every earlier write from that account has its
  * receipt, and holding the account until this transaction has its own. A nonce another process took

@@ -117,9 +117,13 @@ export function previewWithdrawNet(
 }
 
 /**
- * The fewest shares at or above a `previewWithdrawNet` quote that really pay `desired` net: the quote
- * itself when it does, else the next share up, else every share. The live formula can quote `W − 1`
- * shares at `d = maxDeliverable`, which nets 1 base unit short.
+ * The fewest shares that pay `desired` net (`previewRedeem(shares) ≥ desired`), at or below a
+ * `previewWithdrawNet` quote. The quote is the router's closed form: its target `d + 1` and its rounding
+ * up make it often 1–2 shares more than the fewest that pay, and at `d = maxDeliverable` it can be
+ * `W − 1` shares, 1 base unit short; then the next share up, or every share, bounds the search.
+ * `previewRedeem` never falls as the shares grow, so a bisection below that bound finds the fewest.
+ * Asking for everything the position pays (`desired = previewRedeem(W)`) takes every share, so no dust
+ * is left behind.
  *
  * @returns The shares to burn; `undefined` when even every share pays less than `desired`.
  */
@@ -130,8 +134,20 @@ export function sharesDeliveringNet(
   wallet: WalletHoldings,
   feeBps = FEE_BPS,
 ): bigint | undefined {
-  const pays = (shares: bigint) => previewRedeem(shares, vault, wallet, feeBps) >= desired
-  if (quote <= wallet.shares && pays(quote)) return quote
-  if (quote + 1n <= wallet.shares && pays(quote + 1n)) return quote + 1n
-  return pays(wallet.shares) ? wallet.shares : undefined
+  const netOf = (shares: bigint) => previewRedeem(shares, vault, wallet, feeBps)
+  const pays = (shares: bigint) => netOf(shares) >= desired
+  const everything = netOf(wallet.shares)
+  if (everything < desired) return undefined
+  if (everything === desired) return wallet.shares
+  let enough = wallet.shares
+  if (quote <= wallet.shares && pays(quote)) enough = quote
+  else if (quote + 1n <= wallet.shares && pays(quote + 1n)) enough = quote + 1n
+  // `enough` pays and `short` does not (no share pays nothing, and `desired` is above 0).
+  let short = 0n
+  while (enough - short > 1n) {
+    const middle = (short + enough) / 2n
+    if (pays(middle)) enough = middle
+    else short = middle
+  }
+  return enough
 }

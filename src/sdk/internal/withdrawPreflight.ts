@@ -72,9 +72,10 @@ export type WithdrawQuote = {
 
 /**
  * Reads the wallet's registration, shares and the preview in one round trip and derives the
- * withdrawal: by amount, `previewWithdrawNet(amount)` shares, checked against the router's share
- * math (see {@link sharesForAmount}), and `minUsdcOut = amount`; by shares,
- * `previewRedeem(shares)` minus slippage. Blockers throw `VaultPreconditionError`s.
+ * withdrawal: by amount, the fewest shares that pay the amount, found from the router's
+ * `previewWithdrawNet(amount)` with its share math (see {@link sharesForAmount}), and
+ * `minUsdcOut = amount`; by shares, `previewRedeem(shares)` minus slippage. Blockers throw
+ * `VaultPreconditionError`s.
  */
 export async function quoteWithdraw(
   ctx: VaultContext,
@@ -197,9 +198,12 @@ export async function quoteWithdraw(
 }
 
 /**
- * The shares to burn so the wallet receives at least `amount`: the router's `previewWithdrawNet` quote,
- * or more when the quote falls short. The live formula can quote `W − 1` shares for the whole position,
- * which nets 1 base unit less than asked; then the next share up, or every share.
+ * The shares to burn so the wallet receives at least `amount`: the fewest whose `previewRedeem` pays it
+ * at the quote's block (every share when `amount` is everything the position pays). The router's
+ * `previewWithdrawNet` quote bounds the search: it aims at `amount + 1` and rounds up, so it often pays
+ * 1–2 units more than asked, and for the whole position it can quote `W − 1` shares, 1 unit short (then
+ * the next share up, or every share, is the bound). The fewest pay at most `⌈price per share⌉ − 1`
+ * units more than `amount`: 1 while a share is worth under 2 units (docs/sdk.md#rounding).
  *
  * @param quoted - `previewWithdrawNet(amount, wallet)`.
  * @param amount - The USDC the wallet must receive, net of the fee.
