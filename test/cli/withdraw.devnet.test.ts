@@ -47,7 +47,12 @@ function expectNoKey(output: { stdout: string; stderr: string }) {
 describe('x402-vault withdraw', () => {
   it('--amount: the amount arrives in full, the fee on the yield on top', async () => {
     const before = await balance()
-    const output = await run(['--amount', '25', '--json'])
+    // The clock held still: no interest accrues between the quote's block and the withdrawal's, so
+    // what arrives over the amount is the rounding alone.
+    await t.testClient.setBlockTimestampInterval({ interval: 0 })
+    const output = await run(['--amount', '25', '--json']).finally(() =>
+      t.testClient.removeBlockTimestampInterval(),
+    )
     expect(output.stderr).toBe('')
     expect(output.code).toBe(0)
     const report = JSON.parse(output.stdout)
@@ -57,7 +62,7 @@ describe('x402-vault withdraw', () => {
       requested: { usdc: '25', atomic: '25000000' },
       capacityLimited: false,
     })
-    // The router rounds in the wallet's favour: the amount, or a base unit more.
+    // The fewest shares that pay the amount: it, or a base unit more (docs/sdk.md#rounding).
     const arrives = BigInt(report.arrives.atomic)
     expect(arrives - parseUsdc('25')).toBeGreaterThanOrEqual(0n)
     expect(arrives - parseUsdc('25')).toBeLessThanOrEqual(1n)
