@@ -13,7 +13,10 @@ import type { WaitOptions } from '../transactions.js'
 export type Recall = {
   /** The withdrawal's transaction. */
   txHash: Hash
-  /** USDC the wallet received, net of the fee: at least `requested` (rounding is the buyer's). */
+  /**
+   * USDC the wallet received, net of the fee: at least `requested`, at most 1 base unit more from
+   * rounding, plus the interest the burned shares earned until the withdrawal's block.
+   */
   amount: bigint
   /** What the recall asked for: the payments' and the reserve's shortfall, to the base unit. */
   requested: bigint
@@ -55,10 +58,10 @@ export type RecallSettings = {
 }
 
 /**
- * Brings the wallet's liquid USDC up to `target`, exactly: in the account's write queue, reads the
- * balance, and when it is short withdraws the difference by net amount (`withdraw` by `amount`, whose
- * shares the router's `previewWithdrawNet` gives and the SDK checks, so the wallet receives at least
- * that) and waits for the receipt.
+ * Brings the wallet's liquid USDC up to `target`, asking for exactly the shortfall: in the account's
+ * write queue, reads the balance, and when it is short withdraws the difference by net amount
+ * (`withdraw` by `amount`: the fewest shares that pay it, so the wallet receives at least that) and
+ * waits for the receipt.
  *
  * Failures that can pass are retried (the seller sweep's policy, `sweepRetryDelay`, with the withdrawal
  * as its send step). Each retry reads the balance again, unless a withdrawal was sent: then it waits for
