@@ -38,6 +38,12 @@ export {
   type VaultLedger,
 } from './sdk/actions/getLedger.js'
 export { getMinDeposit } from './sdk/actions/getMinDeposit.js'
+export {
+  getPaymentAuthorizationState,
+  type PaymentAuthorization,
+  type PaymentAuthorizationState,
+  type PaymentPayloadLike,
+} from './sdk/actions/getPaymentAuthorizationState.js'
 export { getPosition, type VaultPosition } from './sdk/actions/getPosition.js'
 export { getShareBalance } from './sdk/actions/getShareBalance.js'
 export { getStatus, type VaultStatus } from './sdk/actions/getStatus.js'
