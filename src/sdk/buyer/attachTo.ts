@@ -241,6 +241,7 @@ export function attachTo(
       retry: tuning.retry,
       wait: tuning.wait,
       onRetry: (failure) => problem(failure.step, failure.error, true),
+      countSend: (requested) => policy.recordRecall(requested),
     },
     {
       recalled: (recall) => notify(options.onRecall, recall),

@@ -216,9 +216,9 @@ export class RecallRounds {
       // Timed from the round's start: what its payments waited for, its first balance read included.
       const recall = await recallTo(this.settings, target, amounts, started)
       if (recall) {
+        // The window counted it as it was sent (`countSend`): what was asked for, though the router
+        // may pay a base unit more (rounding is the buyer's).
         this.lastRecallMs = recall.durationMs
-        // The window counts what was asked for: the router may pay a base unit more (rounding is the buyer's).
-        this.policy.recordRecall(recall.requested)
         this.events.recalled(recall)
       }
       for (const waiter of admitted) waiter.resolve(this.commit(waiter.amount))
