@@ -431,8 +431,11 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     )
     expect(paused.details).toMatchObject({ amount: parseUsdc('0.5'), walletBalance: 0n })
     await expect(cheap.pay(cheap.url('/paid'))).rejects.toThrow(/aborted before signing/)
-    // Each failed recall was reported too, with its step.
-    expect(problems.map((problem) => problem.error.code)).toContain('UNSERVICEABLE_AMOUNT')
+    // The failed withdrawal is each error's cause, not a problem survived: onNonFatalError hears of none.
+    expect(short.cause).toMatchObject({ code: 'UNSERVICEABLE_AMOUNT' })
+    expect(short.details).toMatchObject({ reason: 'UNSERVICEABLE_AMOUNT', step: 'withdraw' })
+    expect(paused.cause).toMatchObject({ code: paused.details.reason })
+    expect(problems).toEqual([])
     expect(await withdrawalsSince(from)).toEqual([])
     expect(await buyerShares()).toBe(sharesBefore)
     expect(await buyerLiquid()).toBe(0n)

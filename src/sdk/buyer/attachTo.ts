@@ -42,7 +42,7 @@ export type PaymentRequiredHookTarget = {
  */
 export type BuyerPhase = 'payment-check' | RecallStep | 'redeposit' | 'observer'
 
-/** A problem the buyer side survived. */
+/** A problem the buyer side survived: none of them stopped a payment. */
 export type BuyerProblem = {
   phase: BuyerPhase
   /** What went wrong, as a `VaultError` (`code`, `retryable`, a short `message`). */
@@ -58,7 +58,12 @@ export type AttachToOptions = BuyerPolicyOptions & {
   httpClient?: PaymentRequiredHookTarget | undefined
   /** Called after each recall's receipt. */
   onRecall?: ((recall: Recall) => unknown) | undefined
-  /** Called for every problem that does not stop a payment. Its own errors are ignored. */
+  /**
+   * Called for every problem that does not stop a payment: a recall attempt that is tried again, a
+   * failed recall the wallet's liquid USDC covers anyway, a failed redeposit, a callback that threw.
+   * A problem that stops a payment is not reported here: it is the `cause` of the error the payment
+   * fails with. Its own errors are ignored.
+   */
   onNonFatalError?: ((problem: BuyerProblem) => unknown) | undefined
   /**
    * Sweep the wallet's USDC above `reserve` back into the vault once no payment is in flight, with the
