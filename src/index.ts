@@ -107,9 +107,15 @@ export {
   type PaymentHookTarget,
   type PaymentRequiredHookTarget,
 } from './sdk/buyer/attachTo.js'
-export { PaymentFundingError, PaymentPolicyError } from './sdk/buyer/buyerErrors.js'
+export {
+  PaymentFundingError,
+  PaymentOutcomeError,
+  PaymentPolicyError,
+} from './sdk/buyer/buyerErrors.js'
 export type { BuyerPayment, PaymentCreationHookContext } from './sdk/buyer/buyerPayment.js'
 export type { BuyerPolicyOptions } from './sdk/buyer/buyerPolicy.js'
+export { findVaultError } from './sdk/buyer/findVaultError.js'
+export type { PaymentResponseHookContext, Purchase } from './sdk/buyer/purchaseGuard.js'
 export type { Recall, RecallStep } from './sdk/buyer/recall.js'
 export {
   type VaultAddresses,
