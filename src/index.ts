@@ -38,6 +38,12 @@ export {
   type VaultLedger,
 } from './sdk/actions/getLedger.js'
 export { getMinDeposit } from './sdk/actions/getMinDeposit.js'
+export {
+  getPaymentAuthorizationState,
+  type PaymentAuthorization,
+  type PaymentAuthorizationState,
+  type PaymentPayloadLike,
+} from './sdk/actions/getPaymentAuthorizationState.js'
 export { getPosition, type VaultPosition } from './sdk/actions/getPosition.js'
 export { getShareBalance } from './sdk/actions/getShareBalance.js'
 export { getStatus, type VaultStatus } from './sdk/actions/getStatus.js'
@@ -101,9 +107,15 @@ export {
   type PaymentHookTarget,
   type PaymentRequiredHookTarget,
 } from './sdk/buyer/attachTo.js'
-export { PaymentFundingError, PaymentPolicyError } from './sdk/buyer/buyerErrors.js'
+export {
+  PaymentFundingError,
+  PaymentOutcomeError,
+  PaymentPolicyError,
+} from './sdk/buyer/buyerErrors.js'
 export type { BuyerPayment, PaymentCreationHookContext } from './sdk/buyer/buyerPayment.js'
 export type { BuyerPolicyOptions } from './sdk/buyer/buyerPolicy.js'
+export { findVaultError } from './sdk/buyer/findVaultError.js'
+export type { PaymentResponseHookContext, Purchase } from './sdk/buyer/purchaseGuard.js'
 export type { Recall, RecallStep } from './sdk/buyer/recall.js'
 export {
   type VaultAddresses,

@@ -18,6 +18,11 @@ import {
 } from './actions/ensureInitializedAndWait.js'
 import { type GetLedgerParameters, getLedger, type VaultLedger } from './actions/getLedger.js'
 import { getMinDeposit } from './actions/getMinDeposit.js'
+import {
+  getPaymentAuthorizationState,
+  type PaymentAuthorizationState,
+  type PaymentPayloadLike,
+} from './actions/getPaymentAuthorizationState.js'
 import { getPosition, type VaultPosition } from './actions/getPosition.js'
 import { getShareBalance } from './actions/getShareBalance.js'
 import { getStatus, type VaultStatus } from './actions/getStatus.js'
@@ -204,6 +209,18 @@ export type VaultActions = {
    * const balance = await vault.getUsdcBalance({ wallet })
    */
   getUsdcBalance: (params: { wallet: Address }) => Promise<bigint>
+  /**
+   * Whether an x402 payment's authorization (EIP-3009 or Permit2) was used on chain, and whether it can
+   * still be: one RPC round trip, judged at the latest block.
+   *
+   * @param params - `paymentPayload`: the x402 v2 payment payload, on the client's network.
+   * @returns The authorization, `used`, `expired` and the block read.
+   * @example
+   * const { used, expired } = await vault.getPaymentAuthorizationState({ paymentPayload })
+   */
+  getPaymentAuthorizationState: (params: {
+    paymentPayload: PaymentPayloadLike
+  }) => Promise<PaymentAuthorizationState>
   /**
    * A wallet's USDC allowance to a spender.
    *
@@ -472,6 +489,7 @@ function decorate<extended extends object>(
     previewWithdrawNet: (params) => previewWithdrawNet(context, params),
     getMinDeposit: () => getMinDeposit(context),
     getUsdcBalance: (params) => getUsdcBalance(context, params),
+    getPaymentAuthorizationState: (params) => getPaymentAuthorizationState(context, params),
     getUsdcAllowance: (params) => getUsdcAllowance(context, params),
     getShareBalance: (params) => getShareBalance(context, params),
     isRegistered: (params) => isRegistered(context, params),

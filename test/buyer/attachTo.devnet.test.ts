@@ -17,8 +17,10 @@ import {
   type AttachToOptions,
   type BuyerProblem,
   createVaultClient,
+  findVaultError,
   type IdleDeposit,
   PaymentFundingError,
+  PaymentOutcomeError,
   PaymentPolicyError,
   parseUsdc,
   type Recall,
@@ -27,10 +29,12 @@ import {
   vaultHttp,
 } from '../../src/index.js'
 import { readAheadFreshMs } from '../../src/sdk/buyer/balanceReads.js'
+import { answerGraceMs } from '../../src/sdk/buyer/purchaseGuard.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
 import { timeHookWaits, waitMs } from '../support/hookWaits.js'
+import { startHttpFaultProxy } from '../support/httpFaultProxy.js'
 import { merchantVault, sweepEvents, usdcBalance } from '../support/merchant.js'
 import { buyerClient, frameworks, paidRoutes } from '../support/merchantApps.js'
 
@@ -92,19 +96,33 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
           fromBlock,
         })
 
-  /** An Express merchant selling `GET /paid` (and `GET /broken`, which fails) at `price`, and a buyer. */
+  /**
+   * An Express merchant selling `GET /paid` (and `GET /broken`, which fails) at `price`, and a buyer.
+   * `facilitatorUrl` puts a fault proxy between the merchant and the devnet's facilitator;
+   * `maxTimeoutSeconds` is how long each payment's authorization stays valid; `buyerFetch` is the fetch
+   * under the buyer's x402 wrapper.
+   */
   async function openShop(
     options: {
       price?: string
       sweep?: { minIdleThreshold: string | bigint; reserve: bigint }
+      facilitatorUrl?: string
+      maxTimeoutSeconds?: number
+      buyerFetch?: typeof fetch
     } = {},
   ) {
     const events = sweepEvents()
+    const routes = Object.fromEntries(
+      Object.entries(paidRoutes(options.price ?? '0.5')).map(([key, route]) => [
+        key,
+        { ...route, maxTimeoutSeconds: options.maxTimeoutSeconds },
+      ]),
+    )
     const paywall = await express.createPaywall({
       vault: merchantVault(devnet, devnet.rpcUrl),
       payTo: devnet.accounts.merchant.address,
-      facilitator: { url: devnet.facilitatorUrl as string },
-      routes: paidRoutes(options.price ?? '0.5'),
+      facilitator: { url: options.facilitatorUrl ?? (devnet.facilitatorUrl as string) },
+      routes,
       sweep: {
         minIdleThreshold: '1000000',
         debounceMs: 0,
@@ -119,7 +137,14 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     const url = (path: string) => `${app.baseUrl}${path}`
     // A buyer of pricier APIs raises x402's $1 cap on the USDC, as a real one would.
     const cap = parseUsdc(options.price ?? '0.5')
-    return { events, url, ...buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, cap) }
+    const buyer = buyerClient(devnet, options.buyerFetch, devnet.accounts.buyer.privateKey, cap)
+    /** Pays, and returns what the paying fetch threw instead of throwing it. */
+    const attempt = (path: string) =>
+      buyer.pay(url(path)).then(
+        (response) => response,
+        (error: unknown) => error as Error,
+      )
+    return { events, url, attempt, ...buyer }
   }
 
   /** Attaches the buyer's vault to an x402 client, recording what it reports. */
@@ -235,7 +260,205 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     expect(problems).toEqual([])
   })
 
+  /**
+   * Waits until the chain has a block at or past `timestamp` (unix seconds): waits for the clock, then
+   * mines one, as a live chain's next block would come.
+   */
+  async function mineUntil(timestamp: bigint) {
+    for (;;) {
+      const block = await t.publicClient.getBlock({ blockTag: 'latest' })
+      if (block.timestamp >= timestamp) return
+      const wait = Number(timestamp) * 1000 - Date.now()
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      await t.testClient.mine({ blocks: 1 })
+    }
+  }
+
+  it("a seller that cannot tell the settlement's outcome: the same purchase is refused while the earlier payment can still be settled (PAYMENT_OUTCOME_UNKNOWN), paid once that one expired, and refused when it was settled though its answer was lost (PAYMENT_ALREADY_SETTLED); charged once, one recall", async () => {
+    const facilitator = await startHttpFaultProxy(devnet.facilitatorUrl as string)
+    cleanups.push(() => facilitator.close())
+    // Authorizations valid for 10 s, so that the test can wait for one to expire (x402's facilitator
+    // verifies only those with 6 s left).
+    const shop = await openShop({ facilitatorUrl: facilitator.url, maxTimeoutSeconds: 10 })
+    const price = parseUsdc('0.5')
+    const merchant = devnet.accounts.merchant.address
+    const merchantStart = await merchantBalance()
+    const from = await nextBlock()
+    const { attachment, recalls, problems } = attach(shop.client)
+
+    // 1. The settlement never reaches the chain (the facilitator fails it), but the seller cannot say so.
+    facilitator.setRule((path) =>
+      path.endsWith('/settle') ? { status: 500, body: '{"error":"down"}' } : undefined,
+    )
+    const first = await shop.pay(shop.url('/paid'))
+    expect(first.status).not.toBe(200)
+    expect(first.headers.get('PAYMENT-RESPONSE')).toBeNull()
+    expect(recalls).toHaveLength(1)
+    expect(await merchantBalance()).toBe(merchantStart)
+    facilitator.setRule(undefined)
+
+    // 2. The same purchase again: the earlier authorization is unused and valid, so the seller could
+    // still settle it. Refused before signing; nothing recalled.
+    const retried = await shop.attempt('/paid')
+    expect(await merchantBalance()).toBe(merchantStart)
+    expect(attachment.state().paymentsOutcomeUnknown).toBe(1)
+    expect(retried).toBeInstanceOf(Error)
+    expect((retried as Error).message).toMatch(/^Failed to create payment payload: /)
+    const unknown = findVaultError(retried) as PaymentOutcomeError
+    expect(unknown).toBeInstanceOf(PaymentOutcomeError)
+    expect(unknown).toMatchObject({
+      code: 'PAYMENT_OUTCOME_UNKNOWN',
+      retryable: true,
+      details: {
+        purchase: { url: shop.url('/paid'), payTo: merchant, amount: price },
+        earlierPayment: { method: chain === 'base' ? 'eip3009' : 'permit2', payer: buyer() },
+      },
+    })
+    const { expiresAt } = unknown.details.earlierPayment as { expiresAt: bigint }
+    expect(unknown.message).toContain(new Date(Number(expiresAt) * 1000).toISOString())
+    expect(recalls).toHaveLength(1)
+
+    // 3. Once the chain is past its expiry, no block can settle it: the purchase is paid afresh, from
+    // the USDC the first recall brought. This time the facilitator settles, and its answer is lost.
+    await mineUntil(expiresAt)
+    facilitator.setRule((path) => (path.endsWith('/settle') ? { dropAnswer: true } : undefined))
+    const third = await shop.pay(shop.url('/paid'))
+    expect(third.status).not.toBe(200)
+    expect(await merchantBalance()).toBe(merchantStart + price)
+    facilitator.setRule(undefined)
+
+    // 4. The same purchase again: its payment was used on chain. Refused, and charged once.
+    const settled = findVaultError(await shop.attempt('/paid'))
+    expect(await merchantBalance()).toBe(merchantStart + price)
+    expect(settled).toBeInstanceOf(PaymentOutcomeError)
+    expect(settled).toMatchObject({ code: 'PAYMENT_ALREADY_SETTLED', retryable: false })
+    expect(attachment.state().paymentsOutcomeUnknown).toBe(1)
+    const [recall] = recalls as [Recall]
+    expect(recalls).toHaveLength(1)
+    expect((await withdrawalsSince(from)).map((log) => log.transactionHash)).toEqual([
+      recall.txHash,
+    ])
+    expect(await buyerLiquid()).toBe(recall.amount - price)
+    expect(problems).toEqual([])
+  })
+
   if (chain !== 'base') return
+
+  it('a paid request whose connection drops after the seller settled: the same purchase waits for that answer, then is refused (PAYMENT_ALREADY_SETTLED); charged once, one recall', async () => {
+    let dropAnswers = false
+    /** The network under the buyer's x402 fetch: the paid request reaches the seller; its answer may not. */
+    const network: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init)
+      const paid = new Request(input, init).headers.has('PAYMENT-SIGNATURE')
+      if (!paid || !dropAnswers) return response
+      await response.arrayBuffer()
+      throw new TypeError('fetch failed', { cause: new Error('socket hang up') })
+    }
+    const shop = await openShop({ buyerFetch: network })
+    const price = parseUsdc('0.5')
+    const merchantStart = await merchantBalance()
+    const from = await nextBlock()
+    // With the HTTP client x402's fetch wrapper drives, which reports every answer it gets.
+    const { recalls, problems } = attach(shop.client, { httpClient: shop.httpClient })
+    dropAnswers = true
+    const lost = await shop.attempt('/paid')
+    expect(lost).toBeInstanceOf(TypeError)
+    expect(await merchantBalance()).toBe(merchantStart + price)
+    dropAnswers = false
+
+    const started = performance.now()
+    const refused = findVaultError(await shop.attempt('/paid'))
+    const waited = performance.now() - started
+    expect(await merchantBalance()).toBe(merchantStart + price)
+    expect(refused).toMatchObject({ code: 'PAYMENT_ALREADY_SETTLED' })
+    // It gave the earlier payment's answer its time: a concurrent payment hears its settlement at once.
+    expect(waited).toBeGreaterThanOrEqual(answerGraceMs)
+    expect(recalls).toHaveLength(1)
+    expect((await withdrawalsSince(from)).length).toBe(1)
+    expect(await buyerLiquid()).toBe((recalls[0]?.amount ?? 0n) - price)
+    expect(problems).toEqual([])
+  })
+
+  it('a recall whose send answer is lost still counts against maxPerWindow: no 1.0 USDC through a 0.9 cap', async () => {
+    const shop = await openShop()
+    const from = await nextBlock()
+    const { attachment, recalls, problems } = attach(shop.client, {
+      maxPerWindow: '0.9',
+      onOverCap: 'block',
+      retry: { initialDelayMs: 50 },
+    })
+    // The RPC sends the withdrawal, and its answer is lost: the recall reads again and finds its USDC.
+    buyerRpc.setFault({ kind: 'drop-answer' }, { methods: ['eth_sendRawTransaction'], times: 1 })
+    expect((await shop.pay(shop.url('/paid'))).status).toBe(200)
+    expect(problems).toMatchObject([
+      { phase: 'withdraw', willRetry: true, error: { code: 'SEND_OUTCOME_UNKNOWN' } },
+    ])
+    const [withdrawal, ...more] = await withdrawalsSince(from)
+    expect(more).toEqual([])
+    expect(withdrawal?.args.usdcReturned).toBeGreaterThanOrEqual(parseUsdc('0.5'))
+
+    // A second payment would take the recalls to 1.0 USDC: refused, nothing more withdrawn.
+    const second = await shop.attempt('/paid')
+    const recalled = sum(
+      (await withdrawalsSince(from)).map((log) => log.args.usdcReturned as bigint),
+    )
+    expect(recalled, 'USDC recalled within a 0.9 USDC window').toBeLessThanOrEqual(parseUsdc('0.9'))
+    expect(findVaultError(second)).toMatchObject({
+      code: 'PAYMENT_OVER_CAP',
+      details: { cap: 'maxPerWindow', recalledInWindow: parseUsdc('0.5') },
+    })
+    // The first was never confirmed to this process, so no onRecall; the window counts it all the same.
+    expect(recalls).toEqual([])
+    expect(attachment.state().recalledInWindow).toBe(parseUsdc('0.5'))
+  })
+
+  it('typed errors through @x402/fetch: findVaultError tells PaymentPolicyError and PaymentFundingError apart; onNonFatalError hears only of problems that did not stop a payment', async () => {
+    const policy = await openShop()
+    const blocked = attach(policy.client, { maxPerPayment: '0.25', onOverCap: 'block' })
+    const overCap = await policy.attempt('/paid')
+    // x402's fetch wrapper rethrows a plain Error, its message prefixed, with no cause…
+    expect(overCap).toBeInstanceOf(Error)
+    expect(overCap).not.toBeInstanceOf(PaymentPolicyError)
+    expect((overCap as Error).cause).toBeUndefined()
+    expect((overCap as Error).message).toMatch(/^Failed to create payment payload: .*maxPerPayment/)
+    // …in which findVaultError finds the typed one, code, details and all.
+    const policyError = findVaultError(overCap)
+    expect(policyError).toBeInstanceOf(PaymentPolicyError)
+    expect(policyError).toMatchObject({
+      code: 'PAYMENT_OVER_CAP',
+      details: { cap: 'maxPerPayment', amount: parseUsdc('0.5'), limit: parseUsdc('0.25') },
+    })
+    await blocked.attachment.detach()
+
+    // 2 000 USDC: more than the wallet and its position together.
+    const pricey = await openShop({ price: '2000' })
+    const funding = attach(pricey.client)
+    const short = await pricey.attempt('/paid')
+    const fundingError = findVaultError(short)
+    expect(fundingError).toBeInstanceOf(PaymentFundingError)
+    expect(fundingError).toMatchObject({ code: 'BUYER_FUNDS_SHORT' })
+    // The failed withdrawal that stopped it is its cause, not a non-fatal problem.
+    expect(fundingError?.cause).toBeInstanceOf(Error)
+    expect(blocked.problems).toEqual([])
+    expect(funding.problems).toEqual([])
+    await funding.attachment.detach()
+
+    // A recall that fails while the wallet covers the payment anyway: the payment goes on, and the
+    // failure is reported, each retry and the last.
+    const { usdcReturned } = await buyerVault.withdrawAndWait({ amount: parseUsdc('0.6') })
+    const shop = await openShop()
+    const survived = attach(shop.client, {
+      reserve: '0.5',
+      retry: { maxAttempts: 2, initialDelayMs: 20 },
+    })
+    buyerRpc.setFault({ kind: 'status', status: 429 }, { methods: ['eth_sendRawTransaction'] })
+    expect((await shop.pay(shop.url('/paid'))).status).toBe(200)
+    expect(survived.problems).toMatchObject([
+      { phase: 'withdraw', willRetry: true, error: { code: 'RPC_RATE_LIMITED' } },
+      { phase: 'withdraw', willRetry: false, error: { code: 'RPC_RATE_LIMITED' } },
+    ])
+    expect(await buyerLiquid()).toBe(usdcReturned - parseUsdc('0.5'))
+  })
 
   it('a liquid wallet: no recall, no withdrawal', async () => {
     const shop = await openShop()
@@ -431,8 +654,11 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     )
     expect(paused.details).toMatchObject({ amount: parseUsdc('0.5'), walletBalance: 0n })
     await expect(cheap.pay(cheap.url('/paid'))).rejects.toThrow(/aborted before signing/)
-    // Each failed recall was reported too, with its step.
-    expect(problems.map((problem) => problem.error.code)).toContain('UNSERVICEABLE_AMOUNT')
+    // The failed withdrawal is each error's cause, not a problem survived: onNonFatalError hears of none.
+    expect(short.cause).toMatchObject({ code: 'UNSERVICEABLE_AMOUNT' })
+    expect(short.details).toMatchObject({ reason: 'UNSERVICEABLE_AMOUNT', step: 'withdraw' })
+    expect(paused.cause).toMatchObject({ code: paused.details.reason })
+    expect(problems).toEqual([])
     expect(await withdrawalsSince(from)).toEqual([])
     expect(await buyerShares()).toBe(sharesBefore)
     expect(await buyerLiquid()).toBe(0n)

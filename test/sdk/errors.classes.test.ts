@@ -14,6 +14,7 @@ import * as honoEntry from '../../src/plugins/hono.js'
 const {
   AddressMismatchError,
   PaymentFundingError,
+  PaymentOutcomeError,
   PaymentPolicyError,
   UnavailableFieldError,
   VaultConfigError,
@@ -77,6 +78,11 @@ const samples: Record<string, () => InstanceType<typeof VaultError>> = {
     new PaymentFundingError('Payment of 5 USDC aborted before signing.', {
       code: 'VAULT_CANNOT_DELIVER',
       details: { amount: 5_000_000n, walletBalance: 0n, reason: 'INSUFFICIENT_VAULT_LIQUIDITY' },
+    }),
+  PaymentOutcomeError: () =>
+    new PaymentOutcomeError('Payment of 5 USDC refused before signing: already settled.', {
+      code: 'PAYMENT_ALREADY_SETTLED',
+      details: { earlierPayment: { method: 'eip3009', expiresAt: 1_700_000_000n } },
     }),
 }
 

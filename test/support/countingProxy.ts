@@ -13,6 +13,8 @@ import type { AddressInfo } from 'node:net'
  *   JSON-RPC error -32601 (method not found), as a provider without that method answers it; in a batch,
  *   the other calls keep their answers;
  * - `reset`: the connection is dropped unanswered (the RPC is unreachable);
+ * - `drop-answer`: the request is forwarded, and its connection dropped once the target has answered:
+ *   the RPC acted on it (a transaction was sent) but the client never hears so;
  * - `hang`: the request is never answered (past any client timeout);
  * - `call-result`: the real answer, except `result` as the result of every `eth_call` (such as
  *   `0x`, 32 zero bytes, a number or `null`: what a broken RPC or gateway sends).
@@ -28,6 +30,7 @@ export type RpcFault =
   | { kind: 'empty-number' }
   | { kind: 'method-not-found'; methods: readonly string[] }
   | { kind: 'reset' }
+  | { kind: 'drop-answer' }
   | { kind: 'hang' }
 
 /** Which requests a fault hits, and for how long. */
@@ -165,6 +168,11 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
         body,
       })
       const text = await forwarded.text()
+      if (injected?.kind === 'drop-answer') {
+        request.socket.destroy()
+        answered?.(rpcCalls)
+        return
+      }
       if (injected?.kind === 'empty-number') return answer(response, emptyNumbers(text, calls))
       if (injected?.kind === 'method-not-found') {
         return answer(response, methodsNotFound(text, calls, injected.methods))

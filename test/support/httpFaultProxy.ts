@@ -2,8 +2,15 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { readBody } from './countingProxy.js'
 
-/** What the proxy does to one request: forward it after a delay, or answer it with `body` itself. */
-export type HttpFault = { delayMs: number } | { status: number; body: string }
+/**
+ * What the proxy does to one request: forward it after a delay, answer it with `body` itself, or
+ * forward it and drop the connection once the target has answered (`dropAnswer`: the service acted on
+ * the request, and its caller never hears so).
+ */
+export type HttpFault =
+  | { delayMs: number }
+  | { status: number; body: string }
+  | { dropAnswer: true }
 
 /**
  * An HTTP proxy for any service with paths (such as an x402 facilitator: `/supported`, `/verify`,
@@ -40,13 +47,20 @@ export async function startHttpFaultProxy(targetUrl: string): Promise<HttpFaultP
       response.writeHead(fault.status, { 'Content-Type': 'application/json' }).end(fault.body)
       return
     }
-    if (fault) await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
+    if (fault && 'delayMs' in fault) {
+      await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
+    }
     try {
       const forwarded = await fetch(`${targetUrl.replace(/\/$/, '')}${path}`, {
         method: request.method ?? 'GET',
         headers: { 'Content-Type': request.headers['content-type'] ?? 'application/json' },
         ...(body.length > 0 ? { body } : {}),
       })
+      if (fault && 'dropAnswer' in fault) {
+        await forwarded.arrayBuffer()
+        request.socket.destroy()
+        return
+      }
       response
         .writeHead(forwarded.status, {
           'Content-Type': forwarded.headers.get('content-type') ?? '',

@@ -1,6 +1,6 @@
+import type { PaymentPayloadLike } from '../actions/getPaymentAuthorizationState.js'
 import type { VaultContext } from '../context.js'
-import type { VaultError } from '../errors/classes.js'
-import { VaultValidationError } from '../errors/classes.js'
+import { VaultError, VaultValidationError } from '../errors/classes.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { resolveAccount, validateUsdcOption } from '../internal/validate.js'
 import { runExclusive } from '../internal/writeQueue.js'
@@ -10,17 +10,29 @@ import { SweepScheduler } from '../seller/sweepScheduler.js'
 import { resolveSweepTuning } from '../seller/sweepTuning.js'
 import { buyerPaymentOf, type PaymentCreationHookContext } from './buyerPayment.js'
 import { BuyerPolicy, type BuyerPolicyOptions } from './buyerPolicy.js'
+import { rememberThrown } from './findVaultError.js'
+import {
+  type PaymentResponseHookContext,
+  type Purchase,
+  PurchaseGuard,
+  paymentOutcomeOf,
+  purchaseOf,
+} from './purchaseGuard.js'
 import type { Recall, RecallStep } from './recall.js'
 import { RecallRounds } from './recallRounds.js'
 
 /**
  * Anything with x402's client hooks: an `x402Client` of `@x402/core/client` (also exported by
- * `@x402/fetch` and `@x402/axios`). `onPaymentResponse` is used where the client has it (x402 ≥ 2.27).
+ * `@x402/fetch` and `@x402/axios`). `onAfterPaymentCreation` and `onPaymentResponse` are used where the
+ * client has them (x402 ≥ 2.27); without both, payments for the same purchase are not checked.
  */
 export type PaymentHookTarget = {
   onBeforePaymentCreation(hook: (context: PaymentCreationHookContext) => Promise<void>): unknown
+  onAfterPaymentCreation?(
+    hook: (context: PaymentCreationHookContext & { paymentPayload: object }) => Promise<void>,
+  ): unknown
   onPaymentCreationFailure(hook: (context: PaymentCreationHookContext) => Promise<void>): unknown
-  onPaymentResponse?(hook: (context: { requirements: object }) => Promise<void>): unknown
+  onPaymentResponse?(hook: (context: PaymentResponseHookContext) => Promise<void>): unknown
 }
 
 /**
@@ -35,14 +47,16 @@ export type PaymentRequiredHookTarget = {
 
 /**
  * Where on the buyer side a problem happened:
- * - `payment-check`: a payment x402 was about to sign could not be read (it proceeds, without a recall);
+ * - `payment-check`: a payment x402 was about to sign could not be read (it proceeds, without a
+ *   recall), or an earlier payment for the same purchase, still in flight, could not be looked up on
+ *   chain (it proceeds);
  * - `balance-read`, `withdraw`, `receipt`: a recall's step;
  * - `redeposit`: sweeping the excess back into the vault;
  * - `observer`: an `onRecall` or `onRedeposit` callback threw or rejected.
  */
 export type BuyerPhase = 'payment-check' | RecallStep | 'redeposit' | 'observer'
 
-/** A problem the buyer side survived. */
+/** A problem the buyer side survived: none of them stopped a payment. */
 export type BuyerProblem = {
   phase: BuyerPhase
   /** What went wrong, as a `VaultError` (`code`, `retryable`, a short `message`). */
@@ -54,11 +68,20 @@ export type BuyerProblem = {
 export type AttachToOptions = BuyerPolicyOptions & {
   /** USDC kept liquid in the wallet beyond the payments: a recall tops it up too. Default 0. */
   reserve?: bigint | string | undefined
-  /** The x402 HTTP client that makes the requests: needed by `allowedOrigins`. */
+  /**
+   * The x402 HTTP client that makes the requests (pass the one `wrapFetchWithPayment` drives): needed
+   * by `allowedOrigins`. It also tells each purchase its request's URL, and that every paid request's
+   * answer is reported, so that a request that failed in transit is checked from the first payment.
+   */
   httpClient?: PaymentRequiredHookTarget | undefined
   /** Called after each recall's receipt. */
   onRecall?: ((recall: Recall) => unknown) | undefined
-  /** Called for every problem that does not stop a payment. Its own errors are ignored. */
+  /**
+   * Called for every problem that does not stop a payment: a recall attempt that is tried again, a
+   * failed recall the wallet's liquid USDC covers anyway, a failed redeposit, a callback that threw.
+   * A problem that stops a payment is not reported here: it is the `cause` of the error the payment
+   * fails with. Its own errors are ignored.
+   */
   onNonFatalError?: ((problem: BuyerProblem) => unknown) | undefined
   /**
    * Sweep the wallet's USDC above `reserve` back into the vault once no payment is in flight, with the
@@ -95,8 +118,17 @@ export type BuyerAttachment = {
   detach(): Promise<void>
   /** Resolves once no recall or redeposit runs or is scheduled. */
   idle(): Promise<void>
-  /** What it holds now: USDC of payments funded and not yet settled, and their number. */
-  state(): { committed: bigint; paymentsInFlight: number; recalledInWindow: bigint }
+  /**
+   * What it holds now: USDC of payments funded and not yet settled, and their number; what recalls
+   * asked for within the window; payments answered without an outcome, whose purchase is refused
+   * until the chain shows it settled or expired.
+   */
+  state(): {
+    committed: bigint
+    paymentsInFlight: number
+    recalledInWindow: bigint
+    paymentsOutcomeUnknown: number
+  }
 }
 
 /**
@@ -115,11 +147,19 @@ export type BuyerAttachment = {
  * with `onOverCap: 'block'` a capped one is refused instead, with a `PaymentPolicyError`.
  *
  * When the wallet and the vault together cannot fund a payment, or the vault cannot pay out, the hook
- * throws a `PaymentFundingError` before x402 signs: nothing is signed and nothing moves. (`@x402/fetch`
- * rethrows it as a plain `Error` with the same message; `x402Client.createPaymentPayload` rethrows it
- * as it is.) When the recall fails but the wallet can pay anyway, the payment proceeds and the problem
- * goes to `onNonFatalError`. Recalled USDC of a payment that failed stays in the wallet;
- * `redeposit` sweeps it back once no payment is in flight.
+ * throws a `PaymentFundingError` before x402 signs: nothing is signed and nothing moves. When the recall
+ * fails but the wallet can pay anyway, the payment proceeds and the problem goes to `onNonFatalError`.
+ * Recalled USDC of a payment that failed stays in the wallet; `redeposit` sweeps it back once no
+ * payment is in flight.
+ *
+ * No second charge for one purchase: when a paid request's answer leaves its payment's outcome unknown
+ * (a settlement failure such as `settlement_pending`, a 5xx), a payment for the same purchase (same
+ * URL, network, asset, `payTo` and amount) is checked on chain before x402 signs it, and refused with a
+ * `PaymentOutcomeError` while the earlier one is settled (`PAYMENT_ALREADY_SETTLED`) or can still be
+ * (`PAYMENT_OUTCOME_UNKNOWN`, until it expires); nothing is recalled for it.
+ *
+ * `x402Client.createPaymentPayload` rethrows these errors as they are; `@x402/fetch` rethrows them as
+ * a plain `Error` with the same message after a prefix: `findVaultError(error)` returns the typed one.
  *
  * @param ctx - The vault client, with a wallet client whose account pays and withdraws.
  * @param client - An `x402Client` (anything with its client hooks).
@@ -230,6 +270,14 @@ export function attachTo(
       )
     : undefined
 
+  const guard = new PurchaseGuard(
+    ctx,
+    (error) => problem('payment-check', error, false),
+    httpClient !== undefined,
+  )
+  /** The purchase of each payment checked, by x402's requirements object (its later hooks share it). */
+  const purchases = new WeakMap<object, Purchase>()
+
   const rounds = new RecallRounds(
     ctx,
     wallet,
@@ -241,6 +289,7 @@ export function attachTo(
       retry: tuning.retry,
       wait: tuning.wait,
       onRetry: (failure) => problem(failure.step, failure.error, true),
+      countSend: (requested) => policy.recordRecall(requested),
     },
     {
       recalled: (recall) => notify(options.onRecall, recall),
@@ -278,8 +327,13 @@ export function attachTo(
     if (!detached && typeof requestUrl === 'string') requestUrls.set(paymentRequired, requestUrl)
   })
 
-  client.onBeforePaymentCreation(async (context) => {
-    if (detached) return
+  // Without both hooks no payment's outcome is known: nothing to check a purchase against.
+  const checksPurchases =
+    typeof client.onAfterPaymentCreation === 'function' &&
+    typeof client.onPaymentResponse === 'function'
+
+  /** Decides whether x402 may sign a payment, recalling what it lacks; throws to stop it. */
+  const beforeSigning = async (context: PaymentCreationHookContext) => {
     let payment: ReturnType<typeof buyerPaymentOf>
     try {
       payment = buyerPaymentOf(ctx, context)
@@ -288,10 +342,17 @@ export function attachTo(
       return
     }
     if ('ignored' in payment) return
-    // Throws PaymentPolicyError for a payment over maxPerPayment when blocking.
-    if (policy.check(payment, requestUrls.get(context.paymentRequired)) !== undefined) return
+    const requestUrl = requestUrls.get(context.paymentRequired)
+    const purchase = purchaseOf(ctx, payment, context.paymentRequired.resource?.url, requestUrl)
     deciding++
     try {
+      if (purchase && checksPurchases) {
+        // Before any recall: a purchase that may be paid for already gets none.
+        await guard.check(purchase)
+        purchases.set(context.selectedRequirements, purchase)
+      }
+      // Throws PaymentPolicyError for a payment over maxPerPayment when blocking.
+      if (policy.check(payment, requestUrl) !== undefined) return
       const outcome = await rounds.fund(payment.amount)
       if (outcome.kind === 'abort') throw outcome.error
       if (outcome.kind === 'over-window') {
@@ -302,12 +363,27 @@ export function attachTo(
     } finally {
       deciding--
     }
+  }
+  client.onBeforePaymentCreation(async (context) => {
+    if (detached) return
+    try {
+      await beforeSigning(context)
+    } catch (error) {
+      // x402's fetch wrapper rethrows it as a plain Error with its message: findVaultError finds it.
+      if (error instanceof VaultError) rememberThrown(error)
+      throw error
+    }
+  })
+  client.onAfterPaymentCreation?.(async (context) => {
+    const purchase = purchases.get(context.selectedRequirements)
+    if (!detached && purchase) guard.signed(purchase, context.paymentPayload as PaymentPayloadLike)
   })
   client.onPaymentCreationFailure(async (context) => {
     // Not signed: nothing of it will be paid.
     releaseFor(context.selectedRequirements)
   })
   client.onPaymentResponse?.(async (context) => {
+    if (!detached) guard.answered(context.paymentPayload, paymentOutcomeOf(context))
     // Settled or refused: either way the wallet's balance says it now.
     releaseFor(context.requirements)
   })
@@ -316,6 +392,7 @@ export function attachTo(
     async detach() {
       detached = true
       rounds.close()
+      guard.clear()
       await Promise.all([scheduler?.detach(), rounds.idle()])
       for (const key of [...commitments.keys()]) {
         while (commitments.has(key)) releaseFor(key)
@@ -329,6 +406,7 @@ export function attachTo(
       committed: rounds.state.committed,
       paymentsInFlight: rounds.state.inFlight,
       recalledInWindow: policy.recalledInWindow(),
+      paymentsOutcomeUnknown: guard.unknownOutcomes,
     }),
   }
 }

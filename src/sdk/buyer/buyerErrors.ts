@@ -40,3 +40,26 @@ export class PaymentFundingError extends VaultError {
     super(message, { ...options, category: 'precondition' })
   }
 }
+
+/**
+ * A payment refused before x402 signs it because an earlier payment for the same purchase (the same
+ * resource URL, network, asset, `payTo` and amount) has an outcome the seller did not report, and
+ * signing again could pay twice. The code says what the chain showed:
+ * - `PAYMENT_ALREADY_SETTLED`: the earlier authorization was used: that purchase is paid for (the
+ *   seller's answer was lost). Not retryable while the earlier one's window lasts.
+ * - `PAYMENT_OUTCOME_UNKNOWN`: the earlier authorization is unused but can still be settled, until
+ *   `details.earlierPayment.expiresAt`; retryable from then on.
+ *
+ * `details` has `purchase` (`url`, `network`, `asset`, `payTo`, `amount`), `earlierPayment` (`method`,
+ * `payer`, `nonce`, `expiresAt` in unix seconds, `signedAt` as an ISO time) and `blockNumber` of the
+ * read. Nothing was signed, sent or recalled.
+ *
+ * @example
+ * new PaymentOutcomeError('…', { code: 'PAYMENT_ALREADY_SETTLED', details: { purchase, earlierPayment } })
+ */
+export class PaymentOutcomeError extends VaultError {
+  override name = 'PaymentOutcomeError'
+  constructor(message: string, options: VaultErrorOptions) {
+    super(message, { ...options, category: 'precondition' })
+  }
+}

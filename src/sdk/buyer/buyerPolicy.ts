@@ -121,9 +121,18 @@ export class BuyerPolicy {
     return this.recalls.reduce((sum, recall) => sum + recall.amount, 0n)
   }
 
-  /** Counts a recall against the window. */
-  recordRecall(amount: bigint, now = Date.now()): void {
-    this.recalls.push({ at: now, amount })
+  /**
+   * Counts a recall against the window.
+   *
+   * @returns Takes it back out: for a withdrawal that was not sent after all.
+   */
+  recordRecall(amount: bigint, now = Date.now()): () => void {
+    const recall = { at: now, amount }
+    this.recalls.push(recall)
+    return () => {
+      const index = this.recalls.indexOf(recall)
+      if (index !== -1) this.recalls.splice(index, 1)
+    }
   }
 
   /**

@@ -55,6 +55,11 @@ export type RecallSettings = {
   wait: WaitOptions
   /** Told of each failed attempt that is tried again. */
   onRetry: (failure: RecallFailure) => void
+  /**
+   * Counts a withdrawal against the window as it is sent (its `requested`): one whose answer was lost
+   * may have been mined. Returns what takes it back out, for a send that surely failed.
+   */
+  countSend: (requested: bigint) => () => void
 }
 
 /**
@@ -82,10 +87,20 @@ export async function recallTo(
   payments: bigint[],
   startedAt: number,
 ): Promise<Recall | undefined> {
-  const { ctx, wallet, retry, wait, onRetry } = settings
+  const { ctx, wallet, retry, wait, onRetry, countSend } = settings
   let sent: { withdrawal: SentWithdrawal; requested: bigint; walletBalance: bigint } | undefined
   // An object, not a `let`: the attempt's closure moves it along.
   const at: { step: RecallStep } = { step: 'balance-read' }
+  // The window's count of each send whose answer was lost, by nonce: a later send with the same nonce
+  // was accepted in its place, so only one of the two can be mined.
+  const lostUncounts = new Map<number, () => void>()
+  const lostSends = {
+    take(nonce: number, uncount?: () => void) {
+      lostUncounts.get(nonce)?.()
+      lostUncounts.delete(nonce)
+      if (uncount) lostUncounts.set(nonce, uncount)
+    },
+  }
   for (let attempt = 1; ; attempt++) {
     try {
       return await runExclusive(ctx, undefined, async (slot) => {
@@ -95,7 +110,17 @@ export async function recallTo(
           if (walletBalance >= target) return undefined
           at.step = 'withdraw'
           const requested = target - walletBalance
-          const withdrawal = await sendWithdrawIn(slot, ctx, { amount: requested, wallet })
+          const uncount = countSend(requested)
+          let withdrawal: SentWithdrawal
+          try {
+            withdrawal = await sendWithdrawIn(slot, ctx, { amount: requested, wallet })
+          } catch (error) {
+            const landing = mayHaveLanded(error)
+            if (!landing) uncount()
+            else if (landing.nonce !== undefined) lostSends.take(landing.nonce, uncount)
+            throw error
+          }
+          lostSends.take(withdrawal.nonce)
           sent = { withdrawal, requested, walletBalance }
         }
         at.step = 'receipt'
@@ -127,4 +152,15 @@ export async function recallTo(
       await sleep(delay)
     }
   }
+}
+
+/**
+ * Whether a failed send may still have reached the chain, and with which nonce when known: its answer
+ * was lost (`SEND_OUTCOME_UNKNOWN`, with the nonce) or the node already had it. A retry may then find
+ * its USDC in the wallet and send nothing more, so it stays counted against the window.
+ */
+function mayHaveLanded(error: unknown): { nonce: number | undefined } | undefined {
+  const { code, details } = toVaultError(error)
+  if (code !== 'SEND_OUTCOME_UNKNOWN' && code !== 'TRANSACTION_ALREADY_KNOWN') return undefined
+  return { nonce: typeof details.nonce === 'number' ? details.nonce : undefined }
 }

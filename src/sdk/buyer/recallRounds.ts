@@ -36,7 +36,7 @@ type Waiter = { amount: bigint; resolve: (outcome: FundingOutcome) => void }
 /** What the rounds report to the attachment. */
 export type RecallRoundEvents = {
   recalled: (recall: Recall) => void
-  /** A failed attempt that is tried again (`willRetry`), or a last failure. */
+  /** A failed attempt that is tried again (`willRetry`), or a last failure some payment proceeded despite. */
   problem: (failure: RecallFailure, willRetry: boolean) => void
 }
 
@@ -216,9 +216,9 @@ export class RecallRounds {
       // Timed from the round's start: what its payments waited for, its first balance read included.
       const recall = await recallTo(this.settings, target, amounts, started)
       if (recall) {
+        // The window counted it as it was sent (`countSend`): what was asked for, though the router
+        // may pay a base unit more (rounding is the buyer's).
         this.lastRecallMs = recall.durationMs
-        // The window counts what was asked for: the router may pay a base unit more (rounding is the buyer's).
-        this.policy.recordRecall(recall.requested)
         this.events.recalled(recall)
       }
       for (const waiter of admitted) waiter.resolve(this.commit(waiter.amount))
@@ -226,20 +226,24 @@ export class RecallRounds {
       const failure = isRecallFailure(thrown)
         ? thrown
         : { step: 'withdraw' as const, error: toVaultError(thrown) }
-      this.events.problem(failure, false)
-      await this.settleFailedRound(admitted, failure, target - base)
+      // A failure that stops every payment is theirs to tell (the cause of their error), not a problem
+      // survived: it is reported only when a payment proceeds despite it.
+      const proceeded = await this.settleFailedRound(admitted, failure, target - base)
+      if (proceeded) this.events.problem(failure, false)
     }
   }
 
   /**
    * After a failed recall, each payment the wallet's liquid USDC still covers (reserve or not, in the
    * order they arrived) proceeds; the others abort with the reason.
+   *
+   * @returns Whether any payment proceeds.
    */
   private async settleFailedRound(
     admitted: Waiter[],
     failure: RecallFailure,
     paymentsTotal: bigint,
-  ): Promise<void> {
+  ): Promise<boolean> {
     let balance: bigint | undefined
     try {
       balance = await getUsdcBalance(this.ctx, { wallet: this.wallet })
@@ -247,9 +251,11 @@ export class RecallRounds {
       // Unknown: no payment can be shown to be covered, so none proceeds.
     }
     let covered = this.committedTotal
+    let proceeded = false
     for (const waiter of admitted) {
       covered += waiter.amount
       if (balance !== undefined && balance >= covered) {
+        proceeded = true
         waiter.resolve({
           kind: 'liquid-despite-failure',
           release: this.commit(waiter.amount).release,
@@ -262,6 +268,7 @@ export class RecallRounds {
         })
       }
     }
+    return proceeded
   }
 
   /**

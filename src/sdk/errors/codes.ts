@@ -89,6 +89,8 @@ export const vaultErrorCodes = [
   'BUYER_FUNDS_SHORT',
   'VAULT_CANNOT_DELIVER',
   'RECALL_FAILED',
+  'PAYMENT_ALREADY_SETTLED',
+  'PAYMENT_OUTCOME_UNKNOWN',
   // the watch sweeper (x402-vault sweep --watch --lock)
   'SWEEP_LOCK_LOST',
   'SWEEP_LOCK_UNAVAILABLE',
