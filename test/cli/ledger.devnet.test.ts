@@ -5,12 +5,12 @@
  * against the history; on base-sepolia also an RPC that refuses wide log ranges, and the HTML report in
  * headless Chromium.
  */
-import { readFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import chromium from '@sparticuz/chromium'
 import { parse } from 'csv-parse/sync'
-import { chromium as playwright } from 'playwright-core'
+import { type Page, chromium as playwright } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { csvColumns } from '../../src/cli/ledgerFormat.js'
 import type { Devnet, StartDevnetOptions } from '../../src/devnet/startDevnet.js'
@@ -18,6 +18,7 @@ import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
 import { type MerchantHistory, makeMerchantHistory } from '../support/merchantHistory.js'
+import { pdfText } from '../support/pdfText.js'
 import { runCli } from '../support/runCli.js'
 import { tempFolder } from '../support/tempFolder.js'
 
@@ -33,6 +34,48 @@ type JsonEntry = {
   shares: JsonAmount
   yieldRealised: JsonAmount
   balanceAfter: JsonAmount
+}
+
+/** Where the page's screenshots and printout go, to look at after a run (a failure names the file). */
+const artifacts = join(import.meta.dirname, '../../test-results/ledger')
+
+async function saveScreenshot(page: Page, name: string): Promise<string> {
+  await mkdir(artifacts, { recursive: true })
+  const path = join(artifacts, name)
+  await page.screenshot({ path, fullPage: true })
+  return path
+}
+
+function launchChromium() {
+  return chromium.executablePath().then((executablePath) =>
+    playwright.launch({
+      executablePath,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    }),
+  )
+}
+
+/**
+ * What reaches past the viewport's sides: the page itself when it scrolls sideways, and every element
+ * drawn beyond the left or right edge (also inside a box that scrolls, where a reader must swipe to it).
+ */
+function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth
+    const found: string[] = []
+    if (document.documentElement.scrollWidth > width)
+      found.push(`the page is ${document.documentElement.scrollWidth} px wide`)
+    for (const element of Array.from(document.body.querySelectorAll('*'))) {
+      const box = element.getBoundingClientRect()
+      if (box.width === 0 || box.height === 0) continue
+      if (box.left < -0.5 || box.right > width + 0.5) {
+        const name = `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}${element.className && typeof element.className === 'string' ? `.${element.className.split(' ')[0]}` : ''}`
+        found.push(`${name} ${Math.round(box.left)}–${Math.round(box.right)} px`)
+      }
+    }
+    return found.slice(0, 12)
+  })
 }
 
 const chains: [string, StartDevnetOptions][] = [
@@ -226,49 +269,92 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
     })
 
   if (options.chain === 'base-sepolia')
-    it('--html writes a page that draws its chart offline, with the ledger’s totals', async () => {
-      const path = join(await tempFolder('x402-vault-ledger-'), 'ledger.html')
+    it('--html writes a page that draws its chart offline, fits a phone and a laptop, and prints every figure on A4', async () => {
+      const folder = await tempFolder('x402-vault-ledger-')
+      const path = join(folder, 'ledger.html')
       const output = await run(['--html', path])
       expect(output.code).toBe(0)
       expect(output.stdout).toContain(`Report written to ${path}`)
       expect(output.stdout).toContain('reconciled')
       expect(await readFile(path, 'utf8')).toMatch(/^<!doctype html>/)
 
-      const browser = await playwright.launch({
-        executablePath: await chromium.executablePath(),
-        headless: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      })
+      const browser = await launchChromium()
       try {
-        // Under LANG=C Chromium's default locale is "en-US@posix", which Intl (and so uPlot's time
-        // axis) refuses; a desktop browser has a real one.
-        const page = await browser.newPage({ locale: 'en-US' })
-        const problems: string[] = []
-        const requests: string[] = []
-        page.on('console', (message) => {
-          if (message.type() === 'error' || message.type() === 'warning')
-            problems.push(message.text())
-        })
-        page.on('pageerror', (error) => problems.push(error.message))
-        page.on('request', (request) => requests.push(request.url()))
-        const url = pathToFileURL(path).href
-        await page.goto(url, { waitUntil: 'load' })
-        await page.waitForSelector('#chart canvas')
-        expect(problems).toEqual([])
-        expect(requests).toEqual([url])
-        const shown = await page.$$eval('[data-total]', (cells) =>
-          cells.map((cell) => [cell.getAttribute('data-total'), cell.textContent]),
-        )
-        const totals = ledger.totals as Record<string, JsonAmount>
-        expect(shown.length).toBe(8)
-        for (const [key, text] of shown) expect(text).toBe(totals[key as string]?.usdc)
-        const rows = await page.$$eval('#entries tbody tr', (trs) => trs.length)
-        expect(rows).toBe(ledger.entries.length)
-        // The chart's legend names each series; the x402 settlements are on it.
-        const legend = await page.$$eval('.u-legend .u-label', (labels) =>
-          labels.map((label) => label.textContent),
-        )
-        expect(legend).toContain('x402 settlement')
+        for (const viewport of [
+          { width: 1280, height: 800 },
+          { width: 390, height: 844 },
+        ]) {
+          // Under LANG=C Chromium's default locale is "en-US@posix", which Intl (and so uPlot's time
+          // axis) refuses; a desktop browser has a real one.
+          const page = await browser.newPage({ locale: 'en-US', viewport })
+          const problems: string[] = []
+          const requests: string[] = []
+          page.on('console', (message) => {
+            if (message.type() === 'error' || message.type() === 'warning')
+              problems.push(message.text())
+          })
+          page.on('pageerror', (error) => problems.push(error.message))
+          page.on('request', (request) => requests.push(request.url()))
+          const url = pathToFileURL(path).href
+          await page.goto(url, { waitUntil: 'load' })
+          await page.waitForSelector('#chart canvas')
+          const screenshot = await saveScreenshot(page, `ledger-${viewport.width}px.png`)
+          const at = `at ${viewport.width} px (screenshot: ${screenshot})`
+          expect(problems, at).toEqual([])
+          expect(requests, at).toEqual([url])
+          expect
+            .soft(await overflowing(page), `nothing reaches past the viewport ${at}`)
+            .toEqual([])
+
+          const shown = await page.$$eval('[data-total]', (cells) =>
+            cells.map((cell) => [cell.getAttribute('data-total'), cell.textContent]),
+          )
+          const totals = ledger.totals as Record<string, JsonAmount>
+          expect(shown.length).toBeGreaterThanOrEqual(8)
+          for (const [key, text] of shown) expect(text, at).toBe(totals[key as string]?.usdc)
+          const rows = await page.$$eval('#entries tbody tr', (trs) => trs.length)
+          expect(rows).toBe(ledger.entries.length)
+          // The chart's legend names each series; the x402 settlements are on it.
+          const legend = await page.$$eval('.u-legend .u-label', (labels) =>
+            labels.map((label) => label.textContent),
+          )
+          expect(legend).toContain('x402 settlement')
+
+          if (viewport.width === 1280) {
+            const pdf = await page.pdf({ format: 'A4', printBackground: true })
+            const pdfPath = join(artifacts, 'ledger-a4.pdf')
+            await writeFile(pdfPath, pdf)
+            const printed = await pdfText(pdf)
+            const where = `in the A4 printout (${pdfPath})`
+            expect.soft(printed.cutOff, `text cut off ${where}`).toEqual([])
+            await page.emulateMedia({ media: 'print' })
+            const cells = (selector: string) =>
+              page.$$eval(selector, (elements) =>
+                elements.map((element) => (element.textContent ?? '').replace(/\s+/g, ' ').trim()),
+              )
+            const reconciliation = await page.$$eval('.reconciliation tr', (trs) =>
+              trs.map((tr) =>
+                Array.from((tr as HTMLTableRowElement).cells).map((cell) =>
+                  (cell.textContent ?? '').replace(/\s+/g, ' ').trim(),
+                ),
+              ),
+            )
+            expect(reconciliation.length).toBeGreaterThanOrEqual(4)
+            for (const row of reconciliation) {
+              for (const cell of row.filter(Boolean))
+                expect.soft(printed.text, where).toContain(cell)
+            }
+            const states = reconciliation.slice(1).map((row) => row.at(-1))
+            expect(states.filter((state) => state === 'reconciled').length).toBeGreaterThanOrEqual(
+              3,
+            )
+            for (const text of [...(await cells('.totals dt')), ...(await cells('.totals dd'))])
+              expect.soft(printed.text, where).toContain(text)
+            for (const text of await cells('#entries th, #entries td'))
+              expect.soft(printed.text, where).toContain(text)
+          }
+          await page.close()
+        }
       } finally {
         await browser.close()
       }
