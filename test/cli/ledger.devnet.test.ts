@@ -31,7 +31,7 @@ type JsonEntry = {
   x402Method: string | null
   amount: JsonAmount
   fee: JsonAmount
-  shares: JsonAmount
+  shares: string
   yieldRealised: JsonAmount
   balanceAfter: JsonAmount
 }
@@ -137,7 +137,7 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
         counterparty: entry.counterparty.toLowerCase(),
         x402Method: entry.x402Method,
         amount: entry.amount.atomic,
-        shares: entry.shares.atomic,
+        shares: entry.shares,
         fee: entry.fee.atomic,
         yieldRealised: entry.yieldRealised.atomic,
       })),
@@ -319,6 +319,14 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
             labels.map((label) => label.textContent),
           )
           expect(legend).toContain('x402 settlement')
+          // Away from the chart the legend shows values (the closing ones), not blanks or "--".
+          const values = await page.$$eval('.u-legend .u-value', (cells) =>
+            cells.map((cell) => cell.textContent),
+          )
+          expect(
+            values.filter((value) => !value || value === '--'),
+            at,
+          ).toEqual([])
 
           if (viewport.width === 1280) {
             const pdf = await page.pdf({ format: 'A4', printBackground: true })
@@ -330,12 +338,16 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
             await page.emulateMedia({ media: 'print' })
             const cells = (selector: string) =>
               page.$$eval(selector, (elements) =>
-                elements.map((element) => (element.textContent ?? '').replace(/\s+/g, ' ').trim()),
+                elements.map((element) =>
+                  // biome-ignore lint/performance/useDomNodeTextContent: the text as laid out for print, line breaks included
+                  (element as HTMLElement).innerText.replace(/\s+/g, ' ').trim(),
+                ),
               )
             const reconciliation = await page.$$eval('.reconciliation tr', (trs) =>
               trs.map((tr) =>
                 Array.from((tr as HTMLTableRowElement).cells).map((cell) =>
-                  (cell.textContent ?? '').replace(/\s+/g, ' ').trim(),
+                  // biome-ignore lint/performance/useDomNodeTextContent: the text as laid out for print, line breaks included
+                  cell.innerText.replace(/\s+/g, ' ').trim(),
                 ),
               ),
             )
