@@ -14,6 +14,7 @@ import { type Page, chromium as playwright } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { csvColumns } from '../../src/cli/ledgerFormat.js'
 import type { Devnet, StartDevnetOptions } from '../../src/devnet/startDevnet.js'
+import { parseUsdc } from '../../src/index.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
@@ -25,6 +26,7 @@ import { tempFolder } from '../support/tempFolder.js'
 type JsonAmount = { usdc: string; atomic: string }
 type JsonEntry = {
   kind: string
+  direction: string
   token: string
   txHash: string
   counterparty: string
@@ -34,6 +36,13 @@ type JsonEntry = {
   shares: string
   yieldRealised: JsonAmount
   balanceAfter: JsonAmount
+}
+
+/** A signed decimal USDC string from the CSV, in base units. */
+function units(text: string): bigint {
+  const [whole = '0', fraction = ''] = text.replace('-', '').split('.')
+  const value = BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'))
+  return text.startsWith('-') ? -value : value
 }
 
 /** Where the page's screenshots and printout go, to look at after a run (a failure names the file). */
@@ -108,6 +117,7 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
         devnet.accounts.merchant.address,
         '--from-block',
         history.fromBlock.toString(),
+        ...history.selfPayers.flatMap((address) => ['--self', address]),
         ...args,
       ],
       { [rpcVariable()]: rpcUrl },
@@ -132,6 +142,7 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
     expect(
       ledger.entries.map((entry) => ({
         kind: entry.kind,
+        direction: entry.direction,
         token: entry.token.toLowerCase(),
         txHash: entry.txHash,
         counterparty: entry.counterparty.toLowerCase(),
@@ -144,6 +155,7 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
     ).toEqual(
       history.entries.map((entry) => ({
         kind: entry.kind,
+        direction: entry.direction,
         token: entry.token.toLowerCase(),
         txHash: entry.txHash,
         counterparty: entry.counterparty.toLowerCase(),
@@ -154,13 +166,21 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
         yieldRealised: atomic(entry.yieldRealised),
       })),
     )
-    const sum = (kind: string) =>
+    const sum = (kind: string, direction?: string) =>
       history.entries
-        .filter((entry) => entry.kind === kind && entry.token === usdc)
+        .filter(
+          (entry) =>
+            entry.kind === kind &&
+            entry.token === usdc &&
+            (direction === undefined || entry.direction === direction),
+        )
         .reduce((total, entry) => total + entry.amount, 0n)
     const fees = history.entries.reduce((total, entry) => total + entry.fee, 0n)
     const totals = ledger.totals as Record<string, JsonAmount>
     expect(totals.receivedX402?.atomic).toBe(atomic(sum('x402')))
+    // The merchant's own payments (itself, its operator, the --self wallet) are not revenue.
+    expect(totals.receivedSelf?.atomic).toBe(atomic(parseUsdc('0.6')))
+    expect(totals.sentSelf?.atomic).toBe(atomic(parseUsdc('0.3')))
     expect(totals.receivedOther?.atomic).toBe(atomic(sum('transfer-in')))
     expect(totals.deposited?.atomic).toBe(atomic(sum('sweep')))
     expect(totals.withdrawn?.atomic).toBe(atomic(sum('withdrawal')))
@@ -201,11 +221,6 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
       openingBalance: JsonAmount
       closingBalance: JsonAmount
     }[]
-    const units = (text: string) => {
-      const [whole = '0', fraction = ''] = text.replace('-', '').split('.')
-      const value = BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'))
-      return text.startsWith('-') ? -value : value
-    }
     const change = rows
       .filter((row) => row.token_address?.toLowerCase() === vaultToken?.token.toLowerCase())
       .reduce((total, row) => total + units(row.amount as string), 0n)
@@ -213,6 +228,57 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
       BigInt(vaultToken?.closingBalance.atomic as string) -
         BigInt(vaultToken?.openingBalance.atomic as string),
     )
+  })
+
+  it('self-payments, the operator’s, a second token and a plain transfer: each where it belongs in the text and the CSV', async () => {
+    const [text, csv] = await Promise.all([run([]), run(['--csv'])])
+    expect(text.stderr).toBe('')
+    expect(text.code).toBe(0)
+    const totals = ledger.totals as Record<string, JsonAmount>
+    const literal = (text: string) => text.replace(/[().]/g, '\\$&')
+    const total = (label: string, key: string) =>
+      new RegExp(`^ {2}${literal(label)} +${literal((totals[key] as JsonAmount).usdc)}$`, 'm')
+    expect(text.stdout).toMatch(total('received through x402', 'receivedX402'))
+    expect(text.stdout).toMatch(total('self-payments (not revenue)', 'receivedSelf'))
+    expect(text.stdout).toMatch(total('paid to itself', 'sentSelf'))
+    const selfLines = text.stdout.split('\n').filter((l) => /^ {2}\S+ +self-payment \(/.test(l))
+    expect(selfLines).toHaveLength(4)
+    expect(selfLines.filter((l) => l.includes('this wallet'))).toHaveLength(2)
+    const tokens = ledger.tokens as { token: string; label: string }[]
+    for (const token of tokens) {
+      expect(text.stdout).toMatch(
+        new RegExp(`^ {2}wallet ${literal(token.label)} .* reconciled$`, 'm'),
+      )
+    }
+    expect(text.stdout).not.toContain('DOES NOT RECONCILE')
+
+    // Grouped by its token column, the CSV never adds two assets together: each group sums to that
+    // token's change in balance.
+    const rows = parse(csv.stdout, { columns: true }) as Record<string, string>[]
+    expect(new Set(tokens.map((token) => token.label)).size).toBe(tokens.length)
+    const byToken = new Map<string, bigint>()
+    for (const row of rows)
+      byToken.set(
+        row.token as string,
+        (byToken.get(row.token as string) ?? 0n) + units(row.amount as string),
+      )
+    const summaries = ledger.tokens as {
+      label: string
+      openingBalance: JsonAmount
+      closingBalance: JsonAmount
+    }[]
+    for (const token of summaries.filter((t) => byToken.has(t.label))) {
+      expect(byToken.get(token.label), token.label).toBe(
+        BigInt(token.closingBalance.atomic) - BigInt(token.openingBalance.atomic),
+      )
+    }
+    expect([...byToken.keys()].every((label) => summaries.some((t) => t.label === label))).toBe(
+      true,
+    )
+    const types = rows.map((row) => row.type)
+    expect(types.filter((type) => type === 'self-payment')).toHaveLength(4)
+    expect(types).toContain('transfer in')
+    expect(types).toContain('x402 settlement')
   })
 
   if (options.chain === 'base')
@@ -314,6 +380,9 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
           for (const [key, text] of shown) expect(text, at).toBe(totals[key as string]?.usdc)
           const rows = await page.$$eval('#entries tbody tr', (trs) => trs.length)
           expect(rows).toBe(ledger.entries.length)
+          const selfRows = await page.$$eval('#entries tbody tr.self-payment', (trs) => trs.length)
+          expect(selfRows).toBe(ledger.entries.filter((e) => e.kind === 'self-payment').length)
+          expect(selfRows).toBe(4)
           // The chart's legend names each series; the x402 settlements are on it.
           const legend = await page.$$eval('.u-legend .u-label', (labels) =>
             labels.map((label) => label.textContent),
