@@ -52,7 +52,7 @@ export function signedAmount(entry: LedgerEntry): bigint {
 /** The shares' base units as the commands' JSON gives every integer: a decimal string. */
 const sharesJson = (value: bigint) => value.toString()
 /** The ledger's fields that count shares, not USDC. */
-const shareFields = new Set(['openingShares', 'closingShares', 'sharesMinted', 'sharesBurnt'])
+const shareFields = new Set(['openingShares', 'closingShares', 'sharesMinted', 'sharesBurned'])
 
 /** An entry's share change from the wallet's side: minted by a sweep, negative when burnt. */
 export function signedShares(entry: LedgerEntry): bigint {
@@ -223,7 +223,7 @@ export function ledgerText(ledger: VaultLedger): string {
     ['fees paid', totals.feesPaid],
     ['paid to itself', totals.sentSelf],
     ['sent otherwise', totals.sentOther],
-    ['position value now', totals.positionValue],
+    ['position value now', totals.currentValue],
     ['yield earned', totals.yieldEarned],
   ]
   const width = Math.max(...rows.map(([name]) => name.length))
@@ -234,7 +234,7 @@ export function ledgerText(ledger: VaultLedger): string {
     'Reconciliation (opening + in − out = closing)',
     ...ledger.tokens.map((token) => `  ${reconciliationLine(token, label(token.token))}`),
     `  position   ${usdc(position.openingValue)} + ${usdc(position.deposited)} deposited + ${usdc(position.yieldEarned)} yield − ${usdc(position.withdrawn)} withdrawn − ${usdc(position.feesPaid)} fees = ${usdc(position.closingValue)}`,
-    `  shares     ${formatUsdc(position.openingShares)} + ${formatUsdc(position.sharesMinted)} − ${formatUsdc(position.sharesBurnt)} = ${formatUsdc(position.closingShares)}  ${mark(position.balanced)}`,
+    `  shares     ${formatUsdc(position.openingShares)} + ${formatUsdc(position.sharesMinted)} − ${formatUsdc(position.sharesBurned)} = ${formatUsdc(position.closingShares)}  ${mark(position.balanced)}`,
   )
   for (const token of ledger.tokens.slice(1)) {
     lines.push(

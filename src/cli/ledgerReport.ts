@@ -28,7 +28,7 @@ const totalRows: [keyof LedgerTotals, string][] = [
   ['feesPaid', 'Fees paid on yield'],
   ['sentSelf', 'Paid to itself'],
   ['sentOther', 'Sent otherwise'],
-  ['positionValue', 'Position value now'],
+  ['currentValue', 'Position value now'],
   ['yieldEarned', 'Yield earned'],
 ]
 
@@ -200,7 +200,7 @@ function reconciliationRows(ledger: VaultLedger, labels: Map<Address, string>): 
       'Position shares',
       usdc(p.openingShares),
       `+${usdc(p.sharesMinted)}`,
-      `−${usdc(p.sharesBurnt)}`,
+      `−${usdc(p.sharesBurned)}`,
       usdc(p.closingShares),
       state(p.balanced),
     ),

@@ -187,7 +187,7 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
     expect(totals.sentOther?.atomic).toBe(atomic(sum('transfer-out')))
     expect(totals.feesPaid?.atomic).toBe(atomic(fees))
     // Everything was withdrawn: the yield is what came back beyond what went in, fees included.
-    expect(totals.positionValue?.atomic).toBe('0')
+    expect(totals.currentValue?.atomic).toBe('0')
     expect(BigInt(totals.yieldEarned?.atomic as string)).toBe(
       sum('withdrawal') + fees - sum('sweep'),
     )
@@ -209,9 +209,7 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
     for (const [i, row] of rows.entries()) {
       const entry = ledger.entries[i] as JsonEntry
       expect(row.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
-      const signed = ['sweep', 'transfer-out'].includes(entry.kind)
-        ? `-${entry.amount.usdc}`
-        : entry.amount.usdc
+      const signed = entry.direction === 'out' ? `-${entry.amount.usdc}` : entry.amount.usdc
       expect(row.amount).toBe(signed)
       expect(row.x402_method).toBe(entry.x402Method ?? '')
       expect(row.balance_after).toBe(entry.balanceAfter.usdc)

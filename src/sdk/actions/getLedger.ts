@@ -99,8 +99,8 @@ export type LedgerTotals = {
   feesPaid: bigint
   /** Sent to other addresses. */
   sentOther: bigint
-  /** The position's value at the closing block (before the fee on its yield). */
-  positionValue: bigint
+  /** The position's value at the closing block (before the fee on its yield), as `getPosition` names it. */
+  currentValue: bigint
   /** The yield the position earned over the blocks scanned (before fees; negative for a loss). */
   yieldEarned: bigint
 }
@@ -131,7 +131,7 @@ export type LedgerTokenSummary = {
 }
 
 /**
- * The position over the blocks scanned. Its shares reconcile (`openingShares + sharesMinted − sharesBurnt =
+ * The position over the blocks scanned. Its shares reconcile (`openingShares + sharesMinted − sharesBurned =
  * closingShares`), and so does its value, with the yield as the figure that balances it: `openingValue +
  * deposited + yieldEarned − withdrawn − feesPaid = closingValue`.
  */
@@ -141,7 +141,7 @@ export type LedgerPosition = {
   openingShares: bigint
   closingShares: bigint
   sharesMinted: bigint
-  sharesBurnt: bigint
+  sharesBurned: bigint
   /** The cost basis (USDC deposited and not yet withdrawn) at the closing block. */
   closingCostBasis: bigint
   deposited: bigint
@@ -367,7 +367,7 @@ export async function getLedger(
   const withdrawals = entries.filter((e) => e.kind === 'withdrawal')
   const feesPaid = sum(withdrawals.map((e) => e.fee))
   const sharesMinted = sum(entries.filter((e) => e.kind === 'sweep').map((e) => e.shares))
-  const sharesBurnt = sum(withdrawals.map((e) => e.shares))
+  const sharesBurned = sum(withdrawals.map((e) => e.shares))
   const yieldEarned =
     closing.position.value +
     vaultToken.withdrawn +
@@ -380,14 +380,14 @@ export async function getLedger(
     openingShares: opening.position.shares,
     closingShares: closing.position.shares,
     sharesMinted,
-    sharesBurnt,
+    sharesBurned,
     closingCostBasis: closing.position.costBasis,
     deposited: vaultToken.deposited,
     withdrawn: vaultToken.withdrawn,
     feesPaid,
     yieldEarned,
     yieldRealised: sum(withdrawals.map((e) => e.yieldRealised)),
-    balanced: opening.position.shares + sharesMinted - sharesBurnt === closing.position.shares,
+    balanced: opening.position.shares + sharesMinted - sharesBurned === closing.position.shares,
   }
   const positionHistory = params.positionHistory
     ? await readPositionHistory(ctx, wallet, entries, opening, closing)
@@ -409,7 +409,7 @@ export async function getLedger(
       withdrawn: vaultToken.withdrawn,
       feesPaid,
       sentOther: vaultToken.sentOther,
-      positionValue: closing.position.value,
+      currentValue: closing.position.value,
       yieldEarned,
     },
     tokens: tokenSummaries,
