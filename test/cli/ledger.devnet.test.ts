@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url'
 import chromium from '@sparticuz/chromium'
 import { parse } from 'csv-parse/sync'
 import { type Page, chromium as playwright } from 'playwright-core'
+import { erc20Abi, parseEventLogs } from 'viem'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { csvColumns } from '../../src/cli/ledgerFormat.js'
 import type { Devnet, StartDevnetOptions } from '../../src/devnet/startDevnet.js'
@@ -198,6 +199,25 @@ describe.each(chains)('x402-vault ledger on %s', (_name, options) => {
         .map((token) => token.toLowerCase()),
     )
     expect(tokens.every((token) => token.balanced)).toBe(true)
+  })
+
+  it('--json: each sweep’s and withdrawal’s logIndex points at the USDC Transfer it describes', async () => {
+    const moves = ledger.entries.filter((e) => e.kind === 'sweep' || e.kind === 'withdrawal')
+    expect(moves.length).toBe(4)
+    for (const entry of moves as (JsonEntry & { logIndex: number })[]) {
+      const receipt = await t.publicClient.getTransactionReceipt({
+        hash: entry.txHash as `0x${string}`,
+      })
+      const [log] = parseEventLogs({
+        abi: erc20Abi,
+        eventName: 'Transfer',
+        logs: receipt.logs.filter((l) => l.logIndex === entry.logIndex),
+      })
+      expect(log?.address.toLowerCase(), entry.kind).toBe(devnet.addresses.usdc.toLowerCase())
+      expect(log?.args.value, entry.kind).toBe(BigInt(entry.amount.atomic))
+      const wallet = devnet.accounts.merchant.address
+      expect(entry.kind === 'sweep' ? log?.args.from : log?.args.to).toBe(wallet)
+    }
   })
 
   it('--csv gives the same entries, and its amount column sums to the change in balance', async () => {
