@@ -40,10 +40,14 @@ beforeAll(async () => {
   }
 })
 
-/** An output's shape: each run of digits as `#`, hashes as `0x…`, runs of spaces as one. */
+/**
+ * An output's shape: hashes as `0x…`, durations (`5s`, `2m`: their unit depends on how long the run
+ * took) as `#t`, each other run of digits as `#`, runs of spaces as one.
+ */
 function shape(text: string): string {
   return text
     .replace(/0x[0-9a-fA-F]{64}/g, '0x…')
+    .replace(/\b\d+[smhd]\b/g, '#t')
     .replace(/\d+/g, '#')
     .replace(/ +/g, ' ')
     .trimEnd()
