@@ -1,6 +1,6 @@
 import { type Account, createPublicClient, createWalletClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { getCode } from 'viem/actions'
+import { getChainId, getCode } from 'viem/actions'
 import {
   createVaultContext,
   loadVaultAddresses,
@@ -11,7 +11,7 @@ import {
   vaultChains,
   vaultHttp,
 } from '../index.js'
-import { redactUrl } from '../sdk/shared.js'
+import { redactUrl, toVaultError } from '../sdk/shared.js'
 import { UsageError } from './usageError.js'
 
 /** The environment variable that holds each chain's RPC URL. */
@@ -51,6 +51,11 @@ export function chainOption(flag: string | undefined, env: NodeJS.ProcessEnv = {
     )
   }
   return text
+}
+
+/** Where the chain came from, for messages: `--chain`, `VAULT_CHAIN`, or the default. */
+export function chainSource(flag: string | undefined, env: NodeJS.ProcessEnv = {}): string {
+  return flag !== undefined ? '--chain' : env.VAULT_CHAIN ? 'VAULT_CHAIN' : 'the default chain'
 }
 
 /** The addresses file: `--addresses`, else `VAULT_ADDRESSES`, else none (the built-in deployment). */
@@ -94,18 +99,29 @@ export function rpcUrlOption(
   return url
 }
 
+/** How a command reaches its deployment, for its context and for {@link withChainCheck}'s message. */
+export type Connection = {
+  chain: VaultChainName
+  /** Where the chain came from: see {@link chainSource}. */
+  chainSource: string
+  rpcUrl: string
+  addressesPath: string | undefined
+  /**
+   * Send the requests made together as one JSON-RPC batch (one HTTP request), so the chain id check
+   * rides with the command's first read. Default `true`; the ledger's log scan and the long-running
+   * sweeper send one by one (the check then goes beside the first read, at the same time).
+   */
+  batch?: boolean
+}
+
 /**
  * A read-only vault context for a command: the chain, its RPC, and the built-in addresses or those of
  * `--addresses` (an addresses file such as `x402-vault devnet` writes).
  *
  * @throws {UsageError} When the addresses file is missing or malformed (the message names the key).
  */
-export function connectReadOnly(
-  chain: VaultChainName,
-  rpcUrl: string,
-  addressesPath: string | undefined,
-): Promise<VaultContext> {
-  return connect(chain, rpcUrl, addressesPath, undefined)
+export function connectReadOnly(connection: Connection): Promise<VaultContext> {
+  return connect(connection, undefined)
 }
 
 /**
@@ -114,21 +130,15 @@ export function connectReadOnly(
  *
  * @throws {UsageError} When the addresses file is missing or malformed (the message names the key).
  */
-export function connectSigning(
-  chain: VaultChainName,
-  rpcUrl: string,
-  addressesPath: string | undefined,
-  account: Account,
-): Promise<VaultContext> {
-  return connect(chain, rpcUrl, addressesPath, account)
+export function connectSigning(connection: Connection, account: Account): Promise<VaultContext> {
+  return connect(connection, account)
 }
 
 async function connect(
-  chain: VaultChainName,
-  rpcUrl: string,
-  addressesPath: string | undefined,
+  connection: Connection,
   account: Account | undefined,
 ): Promise<VaultContext> {
+  const { chain, rpcUrl, addressesPath } = connection
   let addresses: Awaited<ReturnType<typeof loadVaultAddresses>> | undefined
   if (addressesPath !== undefined) {
     try {
@@ -139,13 +149,37 @@ async function connect(
     }
   }
   const viemChain = vaultChains[chain].viemChain
-  const transport = vaultHttp(rpcUrl)
+  const transport = vaultHttp(rpcUrl, { batch: connection.batch ?? true })
   return createVaultContext({
     publicClient: createPublicClient({ chain: viemChain, transport }),
     walletClient: account && createWalletClient({ account, chain: viemChain, transport }),
     chain,
     addresses,
   })
+}
+
+/**
+ * Runs a command's first read with the RPC's chain id asked beside it (in the same JSON-RPC batch, so
+ * it costs no round trip), and refuses to go on when the RPC serves another chain than the command's:
+ * the message says which chain each side is, and where the command's came from.
+ *
+ * @throws {UsageError} When the chain ids differ; else the read's own error.
+ */
+export async function withChainCheck<T>(
+  vault: VaultContext,
+  connection: Connection,
+  read: () => Promise<T>,
+): Promise<T> {
+  const [chainId, result] = await Promise.allSettled([getChainId(vault.publicClient), read()])
+  if (chainId.status === 'fulfilled' && chainId.value !== vault.chainId) {
+    const served = Object.values(vaultChains).find((entry) => entry.chainId === chainId.value)
+    throw new UsageError(
+      `The RPC ${redactUrl(connection.rpcUrl)} serves chain id ${chainId.value}${served ? ` (${served.name})` : ''}, but this command is for ${vault.chain} (chain id ${vault.chainId}, from ${connection.chainSource}): give the RPC of ${vault.chain}, or --chain ${served?.name ?? '<its chain>'} with that chain's addresses (check --chain, --rpc and --addresses, or VAULT_CHAIN, ${rpcUrlVariables[vault.chain]} and VAULT_ADDRESSES).`,
+    )
+  }
+  if (result.status === 'rejected') throw result.reason
+  if (chainId.status === 'rejected') throw toVaultError(chainId.reason, { action: 'Chain id read' })
+  return result.value
 }
 
 /**

@@ -15,7 +15,9 @@ Options:
   --facilitator-port <n>        facilitator port (default: a free port)
   --bearer-token <token>        make the facilitator require this bearer token
   --no-facilitator              do not serve a facilitator
-  --addresses <path>            where to write the addresses JSON (default .devnet/addresses.json)
+  --addresses <path>            where to write the addresses JSON (default
+                                .devnet/<chain>.addresses.json: one file per chain, so a devnet of
+                                each chain can run from one folder)
   -h, --help                    show this help`
 
 /** The env lines that point the MCP server, the examples and a seller at a running devnet. */
@@ -52,7 +54,7 @@ export async function runDevnetCommand(argv: string[]): Promise<number> {
       'facilitator-port': { type: 'string' },
       'bearer-token': { type: 'string' },
       'no-facilitator': { type: 'boolean', default: false },
-      addresses: { type: 'string', default: '.devnet/addresses.json' },
+      addresses: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -79,7 +81,10 @@ export async function runDevnetCommand(argv: string[]): Promise<number> {
         },
   })
 
-  const addressesPath = await writeAddressesFile(devnet, values.addresses)
+  const addressesPath = await writeAddressesFile(
+    devnet,
+    values.addresses ?? defaultAddressesPath(chain),
+  )
 
   process.stdout.write(`${devnetEnvLines(devnet, addressesPath).join('\n')}\n`)
   process.stderr.write('devnet running; press Ctrl-C to stop.\n')
@@ -96,6 +101,11 @@ export async function runDevnetCommand(argv: string[]): Promise<number> {
   process.stderr.write('stopping devnet…\n')
   await devnet.stop()
   return 0
+}
+
+/** Where `x402-vault devnet` writes a chain's addresses by default: one file per chain. */
+export function defaultAddressesPath(chain: VaultChainName): string {
+  return `.devnet/${chain}.addresses.json`
 }
 
 function optionalPort(text: string | undefined, flag: string): number | undefined {

@@ -5,10 +5,13 @@ import { evmAddress, getLedger, type VaultContext } from '../index.js'
 import { DEFAULT_LOG_SPAN } from '../sdk/shared.js'
 import {
   addressesOption,
+  type Connection,
   chainOption,
+  chainSource,
   connectionOptions,
   connectReadOnly,
   rpcUrlOption,
+  withChainCheck,
 } from './connect.js'
 import { ledgerCsv, ledgerJson, ledgerText } from './ledgerFormat.js'
 import { UsageError } from './usageError.js'
@@ -16,11 +19,12 @@ import { UsageError } from './usageError.js'
 export const ledgerUsage = `Usage: x402-vault ledger --wallet <address> [options]
 
 Lists a wallet's money from the chain's logs, oldest first: x402 settlements received (marked by
-their EIP-3009 authorization or x402's Permit2 proxy), other transfers in, sweeps into the vault,
-withdrawals with their fee, and transfers out; then the totals (received through x402 and otherwise,
-deposited, withdrawn, fees paid, the position's value now and the yield earned) and the
-reconciliation: opening balance + in − out = closing balance, for the wallet and for the position.
-Reads only; needs no key.
+their EIP-3009 authorization or x402's Permit2 proxy), self-payments (settlements paid by the wallet
+itself, its operators or --self addresses: not revenue), other transfers in, sweeps into the vault,
+withdrawals with their fee, and transfers out; then the totals (revenue through x402, self-payments,
+received otherwise, deposited, withdrawn, fees paid, the position's value now and the yield earned)
+and the reconciliation: opening balance + in − out = closing balance, for the wallet and for the
+position. Reads only; needs no key.
 
 Options:
   --wallet <address>            the wallet (the merchant's payTo address)
@@ -31,9 +35,13 @@ Options:
                                 (default VAULT_ADDRESSES)
   --from-block <n>              the first block to list
   --since <duration>            the blocks of the last 30d, 12h, 90m, 2w… (default 30d)
+  --self <address>              an address of the merchant's own whose x402 payments are
+                                self-payments, not revenue (repeatable; the wallet and its
+                                operators always count)
   --json                        print the ledger as JSON (data only)
   --csv                         print the entries as CSV, for a spreadsheet (data only)
   --html <path>                 also write a report page: totals, a chart and the entries
+                                (- writes the page to standard output, alone)
   -h, --help                    show this help`
 
 /** Units of `--since`, in seconds. */
@@ -55,6 +63,7 @@ export async function runLedgerCommand(argv: string[], env: NodeJS.ProcessEnv): 
       wallet: { type: 'string' },
       'from-block': { type: 'string' },
       since: { type: 'string' },
+      self: { type: 'string', multiple: true },
       json: { type: 'boolean', default: false },
       csv: { type: 'boolean', default: false },
       html: { type: 'string' },
@@ -67,13 +76,15 @@ export async function runLedgerCommand(argv: string[], env: NodeJS.ProcessEnv): 
     return 0
   }
   if (values.wallet === undefined) throw new UsageError('--wallet <address> is required.')
-  let wallet: `0x${string}`
-  try {
-    wallet = evmAddress(values.wallet)
-  } catch (error) {
-    throw new UsageError(`--wallet: ${(error as Error).message}`)
-  }
+  const wallet = addressFlag(values.wallet, '--wallet')
+  const selfPayers = (values.self ?? []).map((text) => addressFlag(text, '--self'))
   if (values.json && values.csv) throw new UsageError('Give --json or --csv, not both.')
+  const pageToStdout = values.html === '-'
+  if (pageToStdout && (values.json || values.csv)) {
+    throw new UsageError(
+      '--html - writes the page to standard output: give --json or --csv without it, or --html <file>.',
+    )
+  }
   if (values['from-block'] !== undefined && values.since !== undefined) {
     throw new UsageError('Give --from-block or --since, not both.')
   }
@@ -82,25 +93,40 @@ export async function runLedgerCommand(argv: string[], env: NodeJS.ProcessEnv): 
     values['from-block'] === undefined ? undefined : blockFlag(values['from-block'])
   const sinceSeconds = durationFlag(values.since ?? '30d')
   const chain = chainOption(values.chain, env)
-  const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: true })
-  const vault = await connectReadOnly(chain, rpcUrl, addressesOption(values.addresses, env))
+  const connection: Connection = {
+    chain,
+    chainSource: chainSource(values.chain, env),
+    rpcUrl: rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: true }),
+    addressesPath: addressesOption(values.addresses, env),
+    // One by one: a provider that answers a too-wide eth_getLogs with HTTP 413 would fail every call
+    // batched with it. The chain id check goes beside the first read, at the same time.
+    batch: false,
+  }
+  const vault = await connectReadOnly(connection)
 
-  const toBlock = await getBlockNumber(vault.publicClient, { cacheTime: 0 })
+  const toBlock = await withChainCheck(vault, connection, () =>
+    getBlockNumber(vault.publicClient, { cacheTime: 0 }),
+  )
   const fromBlock = fromBlockFlag ?? (await firstBlockSince(vault, toBlock, sinceSeconds))
   if (fromBlock > toBlock) {
     throw new UsageError(`--from-block ${fromBlock} is after the latest block, ${toBlock}.`)
   }
-  const dataOnly = values.json || values.csv
+  const dataOnly = values.json || values.csv || pageToStdout
   const progress = dataOnly ? undefined : progressBar()
   const ledger = await getLedger(vault, {
     wallet,
     fromBlock,
     toBlock,
     positionHistory: values.html !== undefined,
+    selfPayers,
     onProgress: progress?.update,
   }).finally(() => progress?.done())
   if (values.html !== undefined) {
     const { ledgerHtml } = await import('./ledgerReport.js')
+    if (pageToStdout) {
+      process.stdout.write(ledgerHtml(ledger))
+      return 0
+    }
     await writeFile(values.html, ledgerHtml(ledger))
   }
   if (values.json) process.stdout.write(`${JSON.stringify(ledgerJson(ledger), null, 2)}\n`)
@@ -110,6 +136,14 @@ export async function runLedgerCommand(argv: string[], env: NodeJS.ProcessEnv): 
     if (values.html !== undefined) process.stdout.write(`\nReport written to ${values.html}\n`)
   }
   return 0
+}
+
+function addressFlag(text: string, flag: string): `0x${string}` {
+  try {
+    return evmAddress(text)
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`)
+  }
 }
 
 function blockFlag(text: string): bigint {

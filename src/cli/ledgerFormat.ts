@@ -1,3 +1,4 @@
+import type { Address } from 'viem'
 import {
   formatUsdc,
   type LedgerEntry,
@@ -15,17 +16,32 @@ export function isoTime(seconds: bigint): string {
 /** How each kind of entry is named in the table, the CSV and the page. */
 export const kindLabels: Record<LedgerEntryKind, string> = {
   x402: 'x402 settlement',
+  'self-payment': 'self-payment',
   'transfer-in': 'transfer in',
   sweep: 'sweep',
   withdrawal: 'withdrawal',
   'transfer-out': 'transfer out',
 }
 
-/** The token's name in a listing: its symbol, with the vault's USDC marked apart from any other USDC. */
-function tokenName(ledger: VaultLedger, token: string): string {
-  const summary = ledger.tokens.find((t) => t.token === token)
-  if (!summary) return token
-  return summary.vaultUsdc ? summary.symbol || 'USDC' : `${summary.symbol || 'token'} ${token}`
+/** An address shortened for reading, its first 6 and last 4 characters: `0x7099…79C8`. */
+export function shortAddress(address: string): string {
+  return `${address.slice(0, 6)}…${address.slice(-4)}`
+}
+
+/**
+ * Each token's name in the ledger's listings (the CSV's `token` column, the text, the page): its symbol
+ * where no other token of the ledger has the same one, else the symbol with the short address, so that
+ * grouping by name never adds two assets together (`USDC (0x036C…CF7e)`).
+ */
+export function tokenLabels(ledger: VaultLedger): Map<Address, string> {
+  const symbol = (t: LedgerTokenSummary) => t.symbol || 'token'
+  const count = (name: string) => ledger.tokens.filter((t) => symbol(t) === name).length
+  return new Map(
+    ledger.tokens.map((t) => [
+      t.token,
+      count(symbol(t)) === 1 ? symbol(t) : `${symbol(t)} (${shortAddress(t.token)})`,
+    ]),
+  )
 }
 
 /** An entry's amount from the wallet's side: positive in, negative out. */
@@ -33,21 +49,40 @@ export function signedAmount(entry: LedgerEntry): bigint {
   return entry.direction === 'in' ? entry.amount : -entry.amount
 }
 
+/** The shares' base units as the commands' JSON gives every integer: a decimal string. */
+const sharesJson = (value: bigint) => value.toString()
+/** The ledger's fields that count shares, not USDC. */
+const shareFields = new Set(['openingShares', 'closingShares', 'sharesMinted', 'sharesBurned'])
+
 /** An entry's share change from the wallet's side: minted by a sweep, negative when burnt. */
 export function signedShares(entry: LedgerEntry): bigint {
   return entry.kind === 'withdrawal' ? -entry.shares : entry.shares
 }
 
+/** A block as the commands' JSON gives it: its number and time as decimal strings, and the time in ISO-8601. */
+function blockJson(blockNumber: bigint, timestamp: bigint) {
+  return {
+    blockNumber: blockNumber.toString(),
+    blockTimestamp: timestamp.toString(),
+    time: isoTime(timestamp),
+  }
+}
+
 /**
- * The ledger as JSON: amounts as decimal USDC strings with their base units beside them, block numbers
- * as decimal strings, times as ISO-8601.
+ * The ledger as JSON, in the commands' vocabulary (docs/operations.md): USDC amounts as `{ usdc, atomic }`,
+ * shares, block numbers and times as decimal strings of base units and seconds, times also in ISO-8601.
  */
 export function ledgerJson(ledger: VaultLedger): object {
+  const labels = tokenLabels(ledger)
   const amounts = <T extends object>(record: T) =>
     Object.fromEntries(
       Object.entries(record).map(([key, value]) => [
         key,
-        typeof value === 'bigint' ? usdcJson(value) : value,
+        typeof value !== 'bigint'
+          ? value
+          : shareFields.has(key)
+            ? sharesJson(value)
+            : usdcJson(value),
       ]),
     )
   return {
@@ -55,21 +90,17 @@ export function ledgerJson(ledger: VaultLedger): object {
     chainId: ledger.chainId,
     wallet: ledger.wallet,
     usdc: ledger.usdc,
-    opening: {
-      blockNumber: ledger.opening.blockNumber.toString(),
-      time: isoTime(ledger.opening.timestamp),
-    },
-    closing: {
-      blockNumber: ledger.closing.blockNumber.toString(),
-      time: isoTime(ledger.closing.timestamp),
-    },
+    opening: blockJson(ledger.opening.blockNumber, ledger.opening.timestamp),
+    closing: blockJson(ledger.closing.blockNumber, ledger.closing.timestamp),
     reconciled: ledger.reconciled,
     totals: amounts(ledger.totals),
-    tokens: ledger.tokens.map((token) => amounts(token)),
+    tokens: ledger.tokens.map((token) => ({
+      ...amounts(token),
+      label: labels.get(token.token),
+    })),
     position: amounts(ledger.position),
     entries: ledger.entries.map((entry) => ({
-      time: isoTime(entry.timestamp),
-      blockNumber: entry.blockNumber.toString(),
+      ...blockJson(entry.blockNumber, entry.timestamp),
       txHash: entry.txHash,
       logIndex: entry.logIndex,
       kind: entry.kind,
@@ -80,13 +111,12 @@ export function ledgerJson(ledger: VaultLedger): object {
       amount: usdcJson(entry.amount),
       fee: usdcJson(entry.fee),
       yieldRealised: usdcJson(entry.yieldRealised),
-      shares: usdcJson(entry.shares),
+      shares: sharesJson(entry.shares),
       balanceAfter: usdcJson(entry.balanceAfter),
     })),
     positionHistory: ledger.positionHistory.map((point) => ({
-      time: isoTime(point.timestamp),
-      blockNumber: point.blockNumber.toString(),
-      shares: usdcJson(point.shares),
+      ...blockJson(point.blockNumber, point.timestamp),
+      shares: sharesJson(point.shares),
       value: usdcJson(point.value),
     })),
   }
@@ -113,9 +143,11 @@ export const csvColumns = [
 /**
  * The entries as CSV (RFC 4180) for a spreadsheet: one header row, then one row per entry, oldest first.
  * Times are ISO-8601 in UTC; amounts are decimal strings in the token's units, signed from the wallet's
- * side (money in positive, out negative), so the `amount` column sums to the change in balance.
+ * side (money in positive, out negative), so the `amount` column of one `token` sums to the change in
+ * its balance. `log_index` is the token `Transfer`'s that moved the amount.
  */
 export function ledgerCsv(ledger: VaultLedger): string {
+  const labels = tokenLabels(ledger)
   const rows = ledger.entries.map((entry) => [
     isoTime(entry.timestamp),
     entry.blockNumber.toString(),
@@ -123,7 +155,7 @@ export function ledgerCsv(ledger: VaultLedger): string {
     String(entry.logIndex),
     kindLabels[entry.kind],
     entry.x402Method ?? '',
-    ledger.tokens.find((t) => t.token === entry.token)?.symbol ?? '',
+    labels.get(entry.token) ?? entry.token,
     entry.token,
     entry.counterparty,
     formatUsdc(signedAmount(entry)),
@@ -145,7 +177,8 @@ function csvField(value: string): string {
 export function ledgerText(ledger: VaultLedger): string {
   const usdc = (value: bigint) => formatUsdc(value)
   const signed = (value: bigint) => (value > 0n ? `+${usdc(value)}` : usdc(value))
-  const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`
+  const labels = tokenLabels(ledger)
+  const label = (token: Address) => labels.get(token) ?? token
   const lines = [
     `x402-vault ledger: ${ledger.wallet} on ${ledger.chain}`,
     `  blocks ${ledger.opening.blockNumber + 1n}–${ledger.closing.blockNumber} (${isoTime(ledger.opening.timestamp)} to ${isoTime(ledger.closing.timestamp)})`,
@@ -156,12 +189,12 @@ export function ledgerText(ledger: VaultLedger): string {
   } else {
     const table = ledger.entries.map((entry) => [
       isoTime(entry.timestamp),
-      entry.kind === 'x402' ? `x402 (${entry.x402Method})` : kindLabels[entry.kind],
+      entry.x402Method ? `${kindLabels[entry.kind]} (${entry.x402Method})` : kindLabels[entry.kind],
       signed(signedAmount(entry)),
-      entry.token === ledger.usdc ? usdc(entry.balanceAfter) : '',
-      entry.token === ledger.usdc ? '' : tokenName(ledger, entry.token),
+      usdc(entry.balanceAfter),
+      label(entry.token),
       entry.kind === 'withdrawal' ? `fee ${usdc(entry.fee)}` : '',
-      short(entry.counterparty),
+      entry.counterparty === ledger.wallet ? 'this wallet' : shortAddress(entry.counterparty),
       entry.txHash,
     ])
     const header = ['time', 'type', 'amount', 'balance', 'token', 'fee', 'from/to', 'transaction']
@@ -177,42 +210,61 @@ export function ledgerText(ledger: VaultLedger): string {
         .join('  ')
         .trimEnd()}`
     lines.push(render(header), ...table.map(render), '')
+    lines.push('  (balance: the wallet’s balance of the row’s token after it)', '')
   }
   const { totals, position } = ledger
   const vaultToken = ledger.tokens[0] as LedgerTokenSummary
   const rows: [string, bigint][] = [
     ['received through x402', totals.receivedX402],
+    ['self-payments (not revenue)', totals.receivedSelf],
     ['received otherwise', totals.receivedOther],
     ['deposited (sweeps)', totals.deposited],
     ['withdrawn', totals.withdrawn],
     ['fees paid', totals.feesPaid],
+    ['paid to itself', totals.sentSelf],
     ['sent otherwise', totals.sentOther],
-    ['position value now', totals.positionValue],
+    ['position value now', totals.currentValue],
     ['yield earned', totals.yieldEarned],
   ]
-  const width = Math.max(...rows.map(([label]) => label.length))
+  const width = Math.max(...rows.map(([name]) => name.length))
   lines.push(
-    `Totals (${vaultToken.symbol || 'USDC'}, the vault's)`,
-    ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${usdc(value)}`),
+    `Totals (${label(vaultToken.token)}, the vault's)`,
+    ...rows.map(([name, value]) => `  ${name.padEnd(width)}  ${usdc(value)}`),
     '',
     'Reconciliation (opening + in − out = closing)',
-    `  wallet     ${usdc(vaultToken.openingBalance)} + ${usdc(vaultToken.receivedX402 + vaultToken.receivedOther + vaultToken.withdrawn)} − ${usdc(vaultToken.deposited + vaultToken.sentOther)} = ${usdc(vaultToken.closingBalance)}  ${mark(vaultToken.balanced)}`,
+    ...ledger.tokens.map((token) => `  ${reconciliationLine(token, label(token.token))}`),
     `  position   ${usdc(position.openingValue)} + ${usdc(position.deposited)} deposited + ${usdc(position.yieldEarned)} yield − ${usdc(position.withdrawn)} withdrawn − ${usdc(position.feesPaid)} fees = ${usdc(position.closingValue)}`,
-    `  shares     ${usdc(position.openingShares)} + ${usdc(position.sharesMinted)} − ${usdc(position.sharesBurnt)} = ${usdc(position.closingShares)}  ${mark(position.balanced)}`,
+    `  shares     ${formatUsdc(position.openingShares)} + ${formatUsdc(position.sharesMinted)} − ${formatUsdc(position.sharesBurned)} = ${formatUsdc(position.closingShares)}  ${mark(position.balanced)}`,
   )
   for (const token of ledger.tokens.slice(1)) {
     lines.push(
       '',
-      `Other token: ${tokenName(ledger, token.token)}`,
-      `  received through x402  ${usdc(token.receivedX402)}`,
-      `  received otherwise     ${usdc(token.receivedOther)}`,
-      `  sent                   ${usdc(token.sentOther)}`,
-      `  balance                ${usdc(token.openingBalance)} + ${usdc(token.receivedX402 + token.receivedOther)} − ${usdc(token.sentOther)} = ${usdc(token.closingBalance)}  ${mark(token.balanced)}`,
+      `Other token: ${label(token.token)} ${token.token}, received as payment and never swept`,
+      `  received through x402        ${usdc(token.receivedX402)}`,
+      `  self-payments (not revenue)  ${usdc(token.receivedSelf)}`,
+      `  received otherwise           ${usdc(token.receivedOther)}`,
+      `  paid to itself               ${usdc(token.sentSelf)}`,
+      `  sent otherwise               ${usdc(token.sentOther)}`,
     )
   }
   return `${lines.join('\n')}\n`
 }
 
-function mark(balanced: boolean): string {
+/** The money in a token's reconciliation: everything in, and everything out. */
+export function tokenFlows(token: LedgerTokenSummary): { in: bigint; out: bigint } {
+  return {
+    in: token.receivedX402 + token.receivedSelf + token.receivedOther + token.withdrawn,
+    out: token.deposited + token.sentSelf + token.sentOther,
+  }
+}
+
+/** One token's reconciliation as a line: `wallet USDC  1000 + 21.25 − 40 = 981.25  reconciled`. */
+function reconciliationLine(token: LedgerTokenSummary, name: string): string {
+  const flows = tokenFlows(token)
+  return `wallet ${name}  ${formatUsdc(token.openingBalance)} + ${formatUsdc(flows.in)} − ${formatUsdc(flows.out)} = ${formatUsdc(token.closingBalance)}  ${mark(token.balanced)}`
+}
+
+/** The word for a reconciliation's state, in every form of the ledger. */
+export function mark(balanced: boolean): string {
   return balanced ? 'reconciled' : 'DOES NOT RECONCILE'
 }

@@ -12,15 +12,19 @@ import {
   type VaultYield,
   type VenueYield,
 } from '../index.js'
-import { redactUrl, toJsonSafe } from '../sdk/shared.js'
+import { redactUrl } from '../sdk/shared.js'
 import {
   addressesOption,
+  type Connection,
   chainOption,
+  chainSource,
   connectionOptions,
   connectReadOnly,
   requireDeployment,
   rpcUrlOption,
+  withChainCheck,
 } from './connect.js'
+import { amountsJson } from './format.js'
 import { UsageError } from './usageError.js'
 
 export const statusUsage = `Usage: x402-vault status [options]
@@ -64,22 +68,71 @@ export async function runStatusCommand(argv: string[], env: NodeJS.ProcessEnv): 
   const wallet = values.wallet === undefined ? undefined : walletFlag(values.wallet)
   const chain = chainOption(values.chain, env)
   const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: true })
-  const vault = await connectReadOnly(chain, rpcUrl, addressesOption(values.addresses, env))
-  await requireDeployment(vault, rpcUrl)
+  const connection: Connection = {
+    chain,
+    chainSource: chainSource(values.chain, env),
+    rpcUrl,
+    addressesPath: addressesOption(values.addresses, env),
+  }
+  const vault = await connectReadOnly(connection)
+  await withChainCheck(vault, connection, () => requireDeployment(vault, rpcUrl))
   const [status, rates, position] = await Promise.all([
     getStatus(vault),
     getYield(vault),
     wallet === undefined ? undefined : getPosition(vault, { wallet }),
   ])
   if (values.json) {
-    const report = { status, yield: rates, ...(position ? { position } : {}) }
-    process.stdout.write(`${JSON.stringify(toJsonSafe(report), null, 2)}\n`)
+    process.stdout.write(`${JSON.stringify(statusJson(status, rates, position), null, 2)}\n`)
   } else {
     const lines = statusTable(status, rates, redactUrl(rpcUrl))
     if (position) lines.push('', ...positionTable(position))
     process.stdout.write(`${lines.join('\n')}\n`)
   }
   return 0
+}
+
+/** The USDC amounts among the status's, the yield's and the position's fields. */
+const usdcKeys = new Set([
+  'minDeposit',
+  'tvlCap',
+  'tvlHeadroom',
+  'totalAssets',
+  'aave',
+  'morpho',
+  'aaveAssetsHeld',
+  'aaveIdleLiquidity',
+  'aaveWithdrawCap',
+  'morphoAssetsHeld',
+  'morphoWithdrawCap',
+  'totalWithdrawCap',
+  'liquidUsdc',
+  'allowance',
+  'deposited',
+  'currentValue',
+  'accruedYield',
+  'withdrawableUsdc',
+])
+
+/**
+ * `status --json`: the chain and the block at the top, then the SDK's status, yield and position (with
+ * `--wallet`) under their names, in the commands' vocabulary (see {@link amountsJson}).
+ */
+export function statusJson(
+  status: VaultStatus,
+  rates: VaultYield,
+  position: VaultPosition | undefined,
+): object {
+  return {
+    chain: status.chain,
+    chainId: status.chainId,
+    network: status.network,
+    blockNumber: status.blockNumber.toString(),
+    blockTimestamp: status.blockTimestamp.toString(),
+    ...(position ? { wallet: position.wallet } : {}),
+    status: amountsJson(status, usdcKeys),
+    yield: amountsJson(rates, usdcKeys),
+    ...(position ? { position: amountsJson(position, usdcKeys) } : {}),
+  }
 }
 
 function walletFlag(text: string): `0x${string}` {

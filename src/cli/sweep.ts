@@ -13,12 +13,15 @@ import {
 } from '../index.js'
 import {
   addressesOption,
+  type Connection,
   chainOption,
+  chainSource,
   connectionOptions,
   connectReadOnly,
   connectSigning,
   rpcUrlOption,
   usdcFlag,
+  withChainCheck,
 } from './connect.js'
 import { usdcJson } from './format.js'
 import { operatorSetupJson, operatorSetupText, readOperatorSetup } from './operatorSetup.js'
@@ -82,10 +85,14 @@ is not set up for the operator key, 2 bad options or environment.`
 /** What the summary reports: the sweep's amounts (base units), what it did and why. */
 type SweepReport = SweepAmounts & {
   chain: VaultChainName
+  chainId: number
   dryRun: boolean
   /** Whether all of `idleAmount` was deposited (or, in a dry run, would be). */
   deposited: boolean
   txHash: Hash | null
+  /** The deposit's block and the shares it minted; `null` without a deposit (and in a dry run). */
+  blockNumber: bigint | null
+  sharesMinted: bigint | null
   reason: NoDepositReason | null
   /** The registration sent first, if one was. */
   registrationTxHash: Hash | null
@@ -142,14 +149,16 @@ export async function runSweepCommand(
   const minIdleThreshold = usdcFlag(values['min-idle'], '--min-idle')
   const reserve = usdcFlag(values.reserve, '--reserve')
   const key = sweepKeyOf(env, values.wallet)
-  const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: false })
-  const vault = await connectSigning(
+  const connection: Connection = {
     chain,
-    rpcUrl,
-    addressesOption(values.addresses, env),
-    key.account,
-  )
-  await verifyAddresses(vault)
+    chainSource: chainSource(values.chain, env),
+    rpcUrl: rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: false }),
+    addressesPath: addressesOption(values.addresses, env),
+    // The long-running sweeper sends its requests one by one, as it always has.
+    batch: !values.watch,
+  }
+  const vault = await connectSigning(connection, key.account)
+  await withChainCheck(vault, connection, () => verifyAddresses(vault))
   if (key.kind === 'operator' && !values['dry-run']) await assertOperatorReady(vault, key)
   const options = { wallet: key.wallet, minIdleThreshold, reserve }
   if (values.watch) {
@@ -167,6 +176,7 @@ export async function runSweepCommand(
 async function runSetup(
   chain: VaultChainName,
   values: {
+    chain?: string | undefined
     rpc?: string | undefined
     addresses?: string | undefined
     wallet?: string | undefined
@@ -194,9 +204,16 @@ async function runSetup(
   if (operator === wallet) throw new UsageError('--operator must be another account than --wallet.')
   const allowance =
     values.allowance === 'unlimited' ? 'unlimited' : usdcFlag(values.allowance, '--allowance')
-  const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: true })
-  const vault = await connectReadOnly(chain, rpcUrl, addressesOption(values.addresses, env))
-  const setup = await readOperatorSetup(vault, wallet, operator, allowance)
+  const connection: Connection = {
+    chain,
+    chainSource: chainSource(values.chain, env),
+    rpcUrl: rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: true }),
+    addressesPath: addressesOption(values.addresses, env),
+  }
+  const vault = await connectReadOnly(connection)
+  const setup = await withChainCheck(vault, connection, () =>
+    readOperatorSetup(vault, wallet, operator, allowance),
+  )
   process.stdout.write(
     values.json
       ? `${JSON.stringify(operatorSetupJson(setup), null, 2)}\n`
@@ -227,9 +244,12 @@ async function previewSweep(vault: VaultContext, options: SweepFlags): Promise<S
   return {
     ...amountsOf(preview),
     chain: vault.chain,
+    chainId: vault.chainId,
     dryRun: true,
     deposited: preview.deposit,
     txHash: null,
+    blockNumber: null,
+    sharesMinted: null,
     reason: preview.deposit ? null : preview.reason,
     registrationTxHash: null,
     needsRegistration: !preview.registered,
@@ -243,9 +263,12 @@ async function sweep(vault: VaultContext, options: SweepFlags): Promise<SweepRep
   return {
     ...amountsOf(result),
     chain: vault.chain,
+    chainId: vault.chainId,
     dryRun: false,
     deposited: result.deposited,
     txHash: result.deposited ? result.txHash : null,
+    blockNumber: result.deposited ? result.blockNumber : null,
+    sharesMinted: result.deposited ? result.sharesMinted : null,
     reason: result.deposited ? null : result.reason,
     registrationTxHash: registration.txHash,
     needsRegistration: false,
@@ -290,12 +313,13 @@ function summary(report: SweepReport): string {
   return `${lines.join('\n')}\n`
 }
 
-/** The report as JSON: amounts as decimal USDC strings, with their base units alongside. */
+/** The report as JSON, in the commands' vocabulary (docs/operations.md). */
 function toJson(report: SweepReport): string {
   const amount = usdcJson
   return JSON.stringify(
     {
       chain: report.chain,
+      chainId: report.chainId,
       wallet: report.wallet,
       dryRun: report.dryRun,
       walletBalance: amount(report.walletBalance),
@@ -304,6 +328,8 @@ function toJson(report: SweepReport): string {
       minDeposit: amount(report.minDeposit),
       deposited: report.deposited,
       txHash: report.txHash,
+      blockNumber: report.blockNumber === null ? null : report.blockNumber.toString(),
+      sharesMinted: report.sharesMinted === null ? null : report.sharesMinted.toString(),
       reason: report.reason,
       registrationTxHash: report.registrationTxHash,
       needsRegistration: report.needsRegistration,

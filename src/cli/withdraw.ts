@@ -17,14 +17,17 @@ import {
 import { MAX_SLIPPAGE_BPS } from '../sdk/shared.js'
 import {
   addressesOption,
+  type Connection,
   chainOption,
+  chainSource,
   connectionOptions,
   connectSigning,
   merchantAccount,
   rpcUrlOption,
   usdcFlag,
+  withChainCheck,
 } from './connect.js'
-import { usdcJson } from './format.js'
+import { optionalUsdcJson, usdcJson } from './format.js'
 import { UsageError } from './usageError.js'
 
 export const withdrawUsage = `Usage: x402-vault withdraw --amount <usdc> | --all [options]
@@ -55,27 +58,30 @@ Options:
 Exit codes: 0 withdrawn (or nothing to withdraw), 1 refused by the chain or failed (the reason's code
 is printed), 2 bad options or environment.`
 
-/** What the command did, or would do. Amounts are base units. */
+/** What the command did, or would do, under the SDK's names. Amounts are base units. */
 type WithdrawReport = {
   chain: VaultChainName
+  chainId: number
   wallet: Address
   dryRun: boolean
   mode: 'amount' | 'all'
   /** The amount asked for, with `--amount`. */
-  requested: bigint | null
+  amount: bigint | null
   /** What the position is worth now (before the fee on its yield). */
-  positionValue: bigint
+  currentValue: bigint
   /** What withdrawing the whole position would deliver now, after the fee. */
-  positionWithdrawable: bigint
+  withdrawableUsdc: bigint
   /** What the venues can pay out now; `null` when it could not be read. */
-  capacity: bigint | null
+  totalWithdrawCap: bigint | null
   /** Whether `--all` takes less than the whole position because the capacity is short. */
   capacityLimited: boolean
   /** USDC that arrives (a dry run: what the simulation returned). */
-  arrives: bigint
+  usdcReturned: bigint
   /** The fee on the yield (a dry run: an estimate from the position). */
-  fee: bigint
-  sharesBurnt: bigint
+  feePaid: bigint
+  /** The yield the withdrawal realised, before the fee; `null` in a dry run. */
+  yieldEarned: bigint | null
+  sharesBurned: bigint
   txHash: Hash | null
   blockNumber: bigint | null
 }
@@ -124,13 +130,18 @@ export async function runWithdrawCommand(
   if (amount === 0n) throw new UsageError('--amount must be above zero.')
   const slippageBps = slippageFlag(values['slippage-bps'])
   const account = merchantAccount(env.MERCHANT_PRIVATE_KEY)
-  const rpcUrl = rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: false })
-  const vault = await connectSigning(chain, rpcUrl, addressesOption(values.addresses, env), account)
+  const connection: Connection = {
+    chain,
+    chainSource: chainSource(values.chain, env),
+    rpcUrl: rpcUrlOption(chain, values.rpc, env, { fallbackToPublic: false }),
+    addressesPath: addressesOption(values.addresses, env),
+  }
+  const vault = await connectSigning(connection, account)
   const say = (text: string) => {
     if (!values.json) process.stdout.write(text)
   }
   try {
-    await verifyAddresses(vault)
+    await withChainCheck(vault, connection, () => verifyAddresses(vault))
     const report = await withdrawal(vault, {
       wallet: account.address,
       amount,
@@ -172,13 +183,14 @@ async function withdrawal(
   const capacity = isUnavailable(capacityField) ? null : capacityField
   const base = {
     chain: vault.chain,
+    chainId: vault.chainId,
     wallet,
     dryRun,
     mode: amount === undefined ? ('all' as const) : ('amount' as const),
-    requested: amount ?? null,
-    positionValue,
-    positionWithdrawable,
-    capacity,
+    amount: amount ?? null,
+    currentValue: positionValue,
+    withdrawableUsdc: positionWithdrawable,
+    totalWithdrawCap: capacity,
   }
   const usdc = (value: bigint) => `${formatUsdc(value)} USDC`
   say(
@@ -194,9 +206,10 @@ async function withdrawal(
     return {
       ...base,
       capacityLimited: false,
-      arrives: 0n,
-      fee: 0n,
-      sharesBurnt: 0n,
+      usdcReturned: 0n,
+      feePaid: 0n,
+      yieldEarned: dryRun ? null : 0n,
+      sharesBurned: 0n,
       txHash: null,
       blockNumber: null,
     }
@@ -232,9 +245,9 @@ async function withdrawal(
   const plan = await planWithdraw(vault, { wallet, ...target, slippageBps })
   const feeEstimate = estimateFee(plan.shares, shares, positionValue, plan.simulatedUsdcOut)
   const planned = {
-    arrives: plan.simulatedUsdcOut,
-    fee: feeEstimate,
-    sharesBurnt: plan.shares,
+    usdcReturned: plan.simulatedUsdcOut,
+    feePaid: feeEstimate,
+    sharesBurned: plan.shares,
   }
   const planLines = [
     `  ${dryRun ? 'would take' : 'taking    '}  ${usdc(plan.simulatedUsdcOut)}${amount === undefined ? (capacityLimited ? ' (what the vault can pay now)' : ' (everything the position can deliver now)') : ''}`,
@@ -243,7 +256,14 @@ async function withdrawal(
   ]
   if (dryRun) {
     say(`${planLines.join('\n')}\n  (dry run: nothing sent)\n`)
-    return { ...base, ...planned, capacityLimited, txHash: null, blockNumber: null }
+    return {
+      ...base,
+      ...planned,
+      capacityLimited,
+      yieldEarned: null,
+      txHash: null,
+      blockNumber: null,
+    }
   }
   say(`${planLines.join('\n')}\n  sending…\n`)
   const result = await withdrawAndWait(vault, { wallet, ...target, slippageBps })
@@ -259,9 +279,10 @@ async function withdrawal(
   return {
     ...base,
     capacityLimited,
-    arrives: result.usdcReturned,
-    fee: result.feePaid,
-    sharesBurnt: result.sharesBurned,
+    usdcReturned: result.usdcReturned,
+    feePaid: result.feePaid,
+    yieldEarned: result.yieldEarned,
+    sharesBurned: result.sharesBurned,
     txHash: result.txHash,
     blockNumber: result.blockNumber,
   }
@@ -286,23 +307,24 @@ function slippageFlag(text: string): number {
   return Number(text)
 }
 
-/** The report as JSON: amounts as decimal USDC strings, with their base units alongside. */
+/** The report as JSON, in the commands' vocabulary (docs/operations.md). */
 function toJson(report: WithdrawReport): string {
-  const nullable = (value: bigint | null) => (value === null ? null : usdcJson(value))
   return JSON.stringify(
     {
       chain: report.chain,
+      chainId: report.chainId,
       wallet: report.wallet,
       dryRun: report.dryRun,
       mode: report.mode,
-      requested: nullable(report.requested),
-      positionValue: usdcJson(report.positionValue),
-      positionWithdrawable: usdcJson(report.positionWithdrawable),
-      capacity: nullable(report.capacity),
+      amount: optionalUsdcJson(report.amount),
+      currentValue: usdcJson(report.currentValue),
+      withdrawableUsdc: usdcJson(report.withdrawableUsdc),
+      totalWithdrawCap: optionalUsdcJson(report.totalWithdrawCap),
       capacityLimited: report.capacityLimited,
-      arrives: usdcJson(report.arrives),
-      fee: usdcJson(report.fee),
-      sharesBurnt: usdcJson(report.sharesBurnt),
+      usdcReturned: usdcJson(report.usdcReturned),
+      feePaid: usdcJson(report.feePaid),
+      yieldEarned: optionalUsdcJson(report.yieldEarned),
+      sharesBurned: report.sharesBurned.toString(),
       txHash: report.txHash,
       blockNumber: report.blockNumber === null ? null : report.blockNumber.toString(),
     },

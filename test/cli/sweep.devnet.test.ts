@@ -73,6 +73,7 @@ describe('x402-vault sweep', () => {
     expect(output.code).toBe(0)
     expect(JSON.parse(output.stdout)).toEqual({
       chain: 'base-sepolia',
+      chainId: 84532,
       wallet: devnet.accounts.merchant.address,
       dryRun: true,
       walletBalance: { usdc: formatUsdc(balance), atomic: balance.toString() },
@@ -84,6 +85,8 @@ describe('x402-vault sweep', () => {
       minDeposit: { usdc: '10', atomic: '10000000' },
       deposited: true,
       txHash: null,
+      blockNumber: null,
+      sharesMinted: null,
       reason: null,
       registrationTxHash: null,
       needsRegistration: true,

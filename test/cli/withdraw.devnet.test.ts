@@ -59,14 +59,14 @@ describe('x402-vault withdraw', () => {
     expect(report).toMatchObject({
       mode: 'amount',
       dryRun: false,
-      requested: { usdc: '25', atomic: '25000000' },
+      amount: { usdc: '25', atomic: '25000000' },
       capacityLimited: false,
     })
     // The fewest shares that pay the amount: it, or a base unit more (docs/sdk.md#rounding).
-    const arrives = BigInt(report.arrives.atomic)
+    const arrives = BigInt(report.usdcReturned.atomic)
     expect(arrives - parseUsdc('25')).toBeGreaterThanOrEqual(0n)
     expect(arrives - parseUsdc('25')).toBeLessThanOrEqual(1n)
-    expect(BigInt(report.fee.atomic)).toBeGreaterThan(0n)
+    expect(BigInt(report.feePaid.atomic)).toBeGreaterThan(0n)
     expect(report.txHash).toMatch(/^0x[0-9a-f]{64}$/)
     expect(await balance()).toBe(before + arrives)
     expectNoKey(output)
@@ -129,15 +129,15 @@ describe('x402-vault withdraw', () => {
     expect(output.code).toBe(0)
     const report = JSON.parse(output.stdout)
     expect(report.capacityLimited).toBe(true)
-    const capacity = BigInt(report.capacity.atomic)
-    const arrives = BigInt(report.arrives.atomic)
-    expect(capacity).toBeLessThan(BigInt(report.positionValue.atomic))
-    expect(arrives + BigInt(report.fee.atomic)).toBeLessThanOrEqual(capacity)
-    expect(arrives).toBeGreaterThan((capacity * 99n) / 100n - BigInt(report.fee.atomic))
+    const capacity = BigInt(report.totalWithdrawCap.atomic)
+    const arrives = BigInt(report.usdcReturned.atomic)
+    expect(capacity).toBeLessThan(BigInt(report.currentValue.atomic))
+    expect(arrives + BigInt(report.feePaid.atomic)).toBeLessThanOrEqual(capacity)
+    expect(arrives).toBeGreaterThan((capacity * 99n) / 100n - BigInt(report.feePaid.atomic))
     expect(await balance()).toBe(before + arrives)
     const left = await shares()
     expect(left).toBeGreaterThan(0n)
-    expect(sharesBefore - left).toBe(BigInt(report.sharesBurnt.atomic))
+    expect(sharesBefore - left).toBe(BigInt(report.sharesBurned))
   })
 
   it('an RPC that fails the send: exit 1 with the reason, nothing lost, no key', async () => {

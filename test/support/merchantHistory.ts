@@ -3,7 +3,9 @@
  * settled by x402's own facilitator code (EIP-3009 where the vault's USDC has it, else Permit2 through
  * x402's exact proxy, with and without the EIP-2612 gas sponsoring), a plain transfer in, one out, sweeps,
  * a month of yield, a partial withdrawal and a full one; on Base Sepolia also a payment in Circle's test
- * USDC. It records what each step moved, from the SDK's results, for the ledger tests to compare with.
+ * USDC. Three x402 payments are self-payments: from the merchant's wallet to itself, from its operator,
+ * and from an address of its own that the ledger is told of (`selfPayers`). It records what each step
+ * moved, from the SDK's results, for the ledger tests to compare with.
  */
 import { x402Client } from '@x402/core/client'
 import type { PaymentRequirements } from '@x402/core/types'
@@ -16,11 +18,13 @@ import { waitForTransactionReceipt } from 'viem/actions'
 import { createDevnetFacilitator } from '../../src/devnet/facilitator.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
+import { routerAbi } from '../../src/sdk/abis/index.js'
 import type { DevnetClients } from './devnet.js'
 
 /** One movement the history made, as the ledger should list it. */
 export type ExpectedEntry = {
-  kind: 'x402' | 'transfer-in' | 'sweep' | 'withdrawal' | 'transfer-out'
+  kind: 'x402' | 'self-payment' | 'transfer-in' | 'sweep' | 'withdrawal' | 'transfer-out'
+  direction: 'in' | 'out'
   token: Address
   txHash: Hash
   counterparty: Address
@@ -40,7 +44,15 @@ export type MerchantHistory = {
   entries: ExpectedEntry[]
   /** The x402 methods the vault's USDC is paid with on this devnet. */
   method: 'eip3009' | 'permit2'
+  /** The wallet's operator on the router, made before the history: its payments are self-payments. */
+  operator: Address
+  /** Another address of the merchant's, for the ledger's `selfPayers` (`--self`). */
+  selfPayers: Address[]
 }
+
+/** Fixed test keys: the merchant's operator and another wallet of its own (devnet only). */
+const operatorKey = `0x${'0b'.repeat(32)}` as const
+const ownWalletKey = `0x${'0c'.repeat(32)}` as const
 
 const month = 30n * 24n * 3600n
 
@@ -69,30 +81,60 @@ export async function makeMerchantHistory(
     account: privateKeyToAccount(devnet.accounts.facilitator.privateKey),
   })
   const method = devnet.chain === 'base-sepolia' ? 'permit2' : 'eip3009'
-  // Registration is setup, before the history's first block.
+  const operator = privateKeyToAccount(operatorKey)
+  const ownWallet = privateKeyToAccount(ownWalletKey)
+  // Setup, before the history's first block: registration, the operator (so only the router's
+  // isOperator says it is one), and USDC for the two payers of the merchant's own, from the buyer.
   await t.vault.ensureInitializedAndWait()
+  await mined(
+    t,
+    await t.walletFor(t.merchant).writeContract({
+      address: router,
+      abi: routerAbi,
+      functionName: 'setOperator',
+      args: [operator.address, true],
+    }),
+  )
+  for (const payer of [operator, ownWallet]) {
+    await mined(
+      t,
+      await t.walletFor(buyer).writeContract({
+        address: usdc,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [payer.address, parseUsdc('10')],
+      }),
+    )
+  }
   const fromBlock = (await t.publicClient.getBlockNumber()) + 1n
   const entries: ExpectedEntry[] = []
   const none = { x402Method: null, shares: 0n, fee: 0n, yieldRealised: 0n } as const
 
-  const pay = async (amount: bigint, options: { token?: Address; sponsored?: boolean } = {}) => {
+  const pay = async (
+    amount: bigint,
+    options: { token?: Address; sponsored?: boolean; payer?: PrivateKeyAccount } = {},
+  ) => {
     const token = options.token ?? usdc
-    const tokenMethod = token === usdc ? method : 'eip3009'
-    const txHash = await settle(devnet, facilitator, buyer, t, {
+    const payer = options.payer ?? buyer
+    const tokenMethod: 'eip3009' | 'permit2' = token === usdc ? method : 'eip3009'
+    const txHash = await settle(devnet, facilitator, payer, t, {
       token,
       amount,
       method: tokenMethod,
       sponsored: options.sponsored ?? false,
     })
-    entries.push({
+    const paid = {
       ...none,
-      kind: 'x402',
       token,
       txHash,
-      counterparty: buyer.address,
+      counterparty: payer.address,
       amount,
       x402Method: tokenMethod,
-    })
+    }
+    entries.push({ ...paid, kind: payer === buyer ? 'x402' : 'self-payment', direction: 'in' })
+    // A payment to itself leaves the wallet as it comes in: the same Transfer, listed out too.
+    if (payer.address === merchant)
+      entries.push({ ...paid, kind: 'self-payment', direction: 'out' })
   }
   const transfer = async (from: PrivateKeyAccount, to: Address, amount: bigint) => {
     const txHash = await t.walletFor(from).writeContract({
@@ -109,6 +151,7 @@ export async function makeMerchantHistory(
     entries.push({
       ...none,
       kind: 'sweep',
+      direction: 'out',
       token: usdc,
       txHash: result.txHash,
       counterparty: router,
@@ -120,6 +163,7 @@ export async function makeMerchantHistory(
     const result = await t.vault.withdrawAndWait(params)
     entries.push({
       kind: 'withdrawal',
+      direction: 'in',
       token: usdc,
       txHash: result.txHash,
       counterparty: router,
@@ -142,6 +186,7 @@ export async function makeMerchantHistory(
   entries.push({
     ...none,
     kind: 'transfer-in',
+    direction: 'in',
     token: usdc,
     txHash: await transfer(buyer, merchant, direct),
     counterparty: buyer.address,
@@ -151,12 +196,22 @@ export async function makeMerchantHistory(
     await pay(parseUsdc('0.75'), { token: devnet.tokens.circleTestUsdc })
   await sweep(parseUsdc('40'))
   await pay(parseUsdc('2'))
+  // Self-payments: the merchant pays itself, its operator pays it, and another wallet of its own.
+  // Through Permit2 each is a first payment (the EIP-2612 gas sponsoring path).
+  const sponsored = method === 'permit2'
+  await pay(parseUsdc('0.3'), {
+    payer: privateKeyToAccount(devnet.accounts.merchant.privateKey),
+    sponsored,
+  })
+  await pay(parseUsdc('0.2'), { payer: operator, sponsored })
+  await pay(parseUsdc('0.1'), { payer: ownWallet, sponsored })
   await sweep(parseUsdc('20'))
   const sent = parseUsdc('1')
   const payee = devnet.accounts.deployer.address
   entries.push({
     ...none,
     kind: 'transfer-out',
+    direction: 'out',
     token: usdc,
     txHash: await transfer(t.merchant, payee, sent),
     counterparty: payee,
@@ -166,7 +221,14 @@ export async function makeMerchantHistory(
   await withdraw({ amount: parseUsdc('15') })
   await withdraw({ shares: await t.vault.getShareBalance({ wallet: merchant }) })
   const toBlock = await t.publicClient.getBlockNumber()
-  return { fromBlock, toBlock, entries, method }
+  return {
+    fromBlock,
+    toBlock,
+    entries,
+    method,
+    operator: operator.address,
+    selfPayers: [ownWallet.address],
+  }
 }
 
 /** Pays the merchant with x402's own client, settled by x402's own facilitator code; returns the transaction. */

@@ -26,15 +26,26 @@ import { validateWallet } from '../internal/validate.js'
 import { type BlockRange, DEFAULT_LOG_SPAN, readInRanges } from '../logRanges.js'
 
 /**
- * What a ledger entry is: an x402 settlement received, another transfer received, a sweep into the vault,
- * a withdrawal from it, or another transfer sent.
+ * What a ledger entry is: an x402 settlement received (revenue), a self-payment (an x402 settlement whose
+ * payer is the wallet itself, one of its operators or an address named in `selfPayers`: not revenue),
+ * another transfer received, a sweep into the vault, a withdrawal from it, or another transfer sent.
  */
-export type LedgerEntryKind = 'x402' | 'transfer-in' | 'sweep' | 'withdrawal' | 'transfer-out'
+export type LedgerEntryKind =
+  | 'x402'
+  | 'self-payment'
+  | 'transfer-in'
+  | 'sweep'
+  | 'withdrawal'
+  | 'transfer-out'
 
 /** One movement of USDC into or out of the wallet, read from the chain's logs. Amounts are base units. */
 export type LedgerEntry = {
   kind: LedgerEntryKind
-  /** `in` for x402 settlements, other transfers in and withdrawals; `out` for sweeps and transfers out. */
+  /**
+   * `in` for x402 settlements, self-payments, other transfers in and withdrawals; `out` for sweeps and
+   * transfers out. A payment from the wallet to itself is two entries of one `Transfer`: the
+   * self-payment in, and the same amount out (a `self-payment` entry with direction `out`).
+   */
   direction: 'in' | 'out'
   /** The token moved: the vault's USDC, or another USDC (such as Circle's test USDC), listed under its own. */
   token: Address
@@ -42,16 +53,19 @@ export type LedgerEntry = {
   /** The block's time, in seconds since the epoch. */
   timestamp: bigint
   txHash: Hash
-  /** The log's index in its block (the `Transfer`, or the router's event for sweeps and withdrawals). */
+  /**
+   * The index in its block of the token's `Transfer` log that moved the amount (for sweeps and
+   * withdrawals too, not the router's event beside it).
+   */
   logIndex: number
   /** The payer (money in), the payee (money out), or the vault router (sweeps and withdrawals). */
   counterparty: Address
   /** USDC into or out of the wallet (withdrawals: after the fee). */
   amount: bigint
   /**
-   * How an x402 settlement was paid, as its transaction shows: `eip3009` (the token's `AuthorizationUsed`
-   * event from the payer) or `permit2` (x402's Permit2 proxy, `exact` or `upto`, settled it). `null` for
-   * every other entry.
+   * How an x402 settlement (or self-payment) was paid, as its transaction shows: `eip3009` (the token's
+   * `AuthorizationUsed` event from the payer) or `permit2` (x402's Permit2 proxy, `exact` or `upto`,
+   * settled it). `null` for every other entry.
    */
   x402Method: 'eip3009' | 'permit2' | null
   /** Shares minted by a sweep, or burnt by a withdrawal; 0 otherwise. */
@@ -69,8 +83,12 @@ export type LedgerEntry = {
  * `position value now + withdrawn + fees − deposited − position value at the opening`.
  */
 export type LedgerTotals = {
-  /** Received through x402 settlements. */
+  /** Received through x402 settlements from payers other than the wallet's own: the revenue. */
   receivedX402: bigint
+  /** Received through x402 settlements from the wallet itself, its operators or `selfPayers`. */
+  receivedSelf: bigint
+  /** The wallet's x402 payments to itself, out again (each is also in `receivedSelf`). */
+  sentSelf: bigint
   /** Received otherwise (plain transfers; withdrawals are not counted here). */
   receivedOther: bigint
   /** Swept into the vault. */
@@ -81,15 +99,15 @@ export type LedgerTotals = {
   feesPaid: bigint
   /** Sent to other addresses. */
   sentOther: bigint
-  /** The position's value at the closing block (before the fee on its yield). */
-  positionValue: bigint
+  /** The position's value at the closing block (before the fee on its yield), as `getPosition` names it. */
+  currentValue: bigint
   /** The yield the position earned over the blocks scanned (before fees; negative for a loss). */
   yieldEarned: bigint
 }
 
 /**
- * One token's flows and balances, reconciled: `openingBalance + receivedX402 + receivedOther + withdrawn −
- * deposited − sentOther = closingBalance`.
+ * One token's flows and balances, reconciled: `openingBalance + receivedX402 + receivedSelf +
+ * receivedOther + withdrawn − deposited − sentSelf − sentOther = closingBalance`.
  */
 export type LedgerTokenSummary = {
   token: Address
@@ -102,16 +120,18 @@ export type LedgerTokenSummary = {
   /** The wallet's balance at the last block scanned. */
   closingBalance: bigint
   receivedX402: bigint
+  receivedSelf: bigint
   receivedOther: bigint
   deposited: bigint
   withdrawn: bigint
+  sentSelf: bigint
   sentOther: bigint
   /** Whether the flows explain the change in balance to the base unit. */
   balanced: boolean
 }
 
 /**
- * The position over the blocks scanned. Its shares reconcile (`openingShares + sharesMinted − sharesBurnt =
+ * The position over the blocks scanned. Its shares reconcile (`openingShares + sharesMinted − sharesBurned =
  * closingShares`), and so does its value, with the yield as the figure that balances it: `openingValue +
  * deposited + yieldEarned − withdrawn − feesPaid = closingValue`.
  */
@@ -121,7 +141,7 @@ export type LedgerPosition = {
   openingShares: bigint
   closingShares: bigint
   sharesMinted: bigint
-  sharesBurnt: bigint
+  sharesBurned: bigint
   /** The cost basis (USDC deposited and not yet withdrawn) at the closing block. */
   closingCostBasis: bigint
   deposited: bigint
@@ -179,6 +199,12 @@ export type GetLedgerParameters = {
   /** Also read the position after each sweep and withdrawal, for a chart: one `eth_call` per such block. */
   positionHistory?: boolean | undefined
   /**
+   * Addresses whose x402 payments to the wallet are the merchant's own money (its other wallets, a
+   * test buyer): listed and totalled as `self-payment`, not as revenue. The wallet itself and its
+   * operators (on the router, at the last block, or set or revoked within the blocks) always count.
+   */
+  selfPayers?: readonly Address[] | undefined
+  /**
    * The most blocks to ask the RPC for in one `eth_getLogs` (default 10,000). The scan asks for less
    * where the RPC refuses a range as too large.
    */
@@ -212,6 +238,7 @@ const authorizationUsedEvent = getAbiItem({ abi: usdcAbi, name: 'AuthorizationUs
 const routerEvents = [
   getAbiItem({ abi: routerAbi, name: 'Deposited' }),
   getAbiItem({ abi: routerAbi, name: 'Withdrawn' }),
+  getAbiItem({ abi: routerAbi, name: 'OperatorSet' }),
 ] as const
 /** Payers per `AuthorizationUsed` query: the topic filter lists each, and providers bound its length. */
 const payersPerQuery = 100
@@ -272,6 +299,9 @@ export async function getLedger(
       details: { field: 'toBlock' },
     })
   }
+  const selfPayers = (params.selfPayers ?? []).map((address, i) =>
+    validateWallet(address, `selfPayers[${i}]`),
+  )
   const usdc = ctx.addresses.usdc
   const tokens = [
     usdc,
@@ -282,7 +312,11 @@ export async function getLedger(
     readBalances(ctx, wallet, tokens, toBlock),
     scanEntries(ctx, wallet, tokens, { fromBlock, toBlock }, params),
   ])
-  const drafts = await withTimestamps(ctx, scanned)
+  const [timed, operators] = await Promise.all([
+    withTimestamps(ctx, scanned.drafts),
+    readOperators(ctx, wallet, scanned, toBlock),
+  ])
+  const drafts = markSelfPayments(timed, wallet, [wallet, ...selfPayers, ...operators])
 
   const running = new Map(tokens.map((token, i) => [token, opening.balances[i] ?? 0n]))
   const entries: LedgerEntry[] = drafts.map((draft) => {
@@ -293,8 +327,17 @@ export async function getLedger(
   })
 
   const tokenSummaries = tokens.map((token, i): LedgerTokenSummary => {
-    const of = (kind: LedgerEntryKind) =>
-      sum(entries.filter((e) => e.kind === kind && e.token === token).map((e) => e.amount))
+    const of = (kind: LedgerEntryKind, direction?: 'in' | 'out') =>
+      sum(
+        entries
+          .filter(
+            (e) =>
+              e.kind === kind &&
+              e.token === token &&
+              (direction === undefined || e.direction === direction),
+          )
+          .map((e) => e.amount),
+      )
     const summary = {
       token,
       symbol: closing.symbols[i] ?? '',
@@ -302,17 +345,21 @@ export async function getLedger(
       openingBalance: opening.balances[i] ?? 0n,
       closingBalance: closing.balances[i] ?? 0n,
       receivedX402: of('x402'),
+      receivedSelf: of('self-payment', 'in'),
       receivedOther: of('transfer-in'),
       deposited: of('sweep'),
       withdrawn: of('withdrawal'),
+      sentSelf: of('self-payment', 'out'),
       sentOther: of('transfer-out'),
     }
     const expected =
       summary.openingBalance +
       summary.receivedX402 +
+      summary.receivedSelf +
       summary.receivedOther +
       summary.withdrawn -
       summary.deposited -
+      summary.sentSelf -
       summary.sentOther
     return { ...summary, balanced: expected === summary.closingBalance }
   })
@@ -320,7 +367,7 @@ export async function getLedger(
   const withdrawals = entries.filter((e) => e.kind === 'withdrawal')
   const feesPaid = sum(withdrawals.map((e) => e.fee))
   const sharesMinted = sum(entries.filter((e) => e.kind === 'sweep').map((e) => e.shares))
-  const sharesBurnt = sum(withdrawals.map((e) => e.shares))
+  const sharesBurned = sum(withdrawals.map((e) => e.shares))
   const yieldEarned =
     closing.position.value +
     vaultToken.withdrawn +
@@ -333,14 +380,14 @@ export async function getLedger(
     openingShares: opening.position.shares,
     closingShares: closing.position.shares,
     sharesMinted,
-    sharesBurnt,
+    sharesBurned,
     closingCostBasis: closing.position.costBasis,
     deposited: vaultToken.deposited,
     withdrawn: vaultToken.withdrawn,
     feesPaid,
     yieldEarned,
     yieldRealised: sum(withdrawals.map((e) => e.yieldRealised)),
-    balanced: opening.position.shares + sharesMinted - sharesBurnt === closing.position.shares,
+    balanced: opening.position.shares + sharesMinted - sharesBurned === closing.position.shares,
   }
   const positionHistory = params.positionHistory
     ? await readPositionHistory(ctx, wallet, entries, opening, closing)
@@ -355,12 +402,14 @@ export async function getLedger(
     entries,
     totals: {
       receivedX402: vaultToken.receivedX402,
+      receivedSelf: vaultToken.receivedSelf,
+      sentSelf: vaultToken.sentSelf,
       receivedOther: vaultToken.receivedOther,
       deposited: vaultToken.deposited,
       withdrawn: vaultToken.withdrawn,
       feesPaid,
       sentOther: vaultToken.sentOther,
-      positionValue: closing.position.value,
+      currentValue: closing.position.value,
       yieldEarned,
     },
     tokens: tokenSummaries,
@@ -372,6 +421,9 @@ export async function getLedger(
 
 /** An entry before its balance is known, and perhaps its time. */
 type Draft = Omit<LedgerEntry, 'balanceAfter' | 'timestamp'> & { timestamp: bigint | undefined }
+
+/** What a scan found: the entries, and the addresses the wallet made or unmade its operators. */
+type Scan = { drafts: Draft[]; operators: Address[] }
 
 /** The wallet's balances and position at the end of one block. */
 type Balances = {
@@ -401,34 +453,38 @@ async function scanEntries(
   tokens: Address[],
   blocks: BlockRange,
   params: GetLedgerParameters,
-): Promise<Draft[]> {
+): Promise<Scan> {
   const totalBlocks = blocks.toBlock - blocks.fromBlock + 1n
   let scannedBlocks = 0n
   // viem's `getLogs({ blockRange })` splits one filter's range on any failure; a ledger range is
   // several filters read together, and only a "range too large" answer is a reason to split it.
   const limit = { maxRange: params.maxBlockRange ?? DEFAULT_LOG_SPAN }
   return guard(ctx, action, async () => {
-    const drafts: Draft[] = []
+    const scan: Scan = { drafts: [], operators: [] }
     for await (const range of readInRanges({
       ...blocks,
       limit,
       read: (range) => readRange(ctx, wallet, tokens, range),
     })) {
-      drafts.push(...range.result)
+      scan.drafts.push(...range.result.drafts)
+      scan.operators.push(...range.result.operators)
       scannedBlocks += range.toBlock - range.fromBlock + 1n
       params.onProgress?.({ scannedBlocks, totalBlocks })
     }
-    return drafts
+    return scan
   })
 }
 
-/** The entries of one range: transfers in and out, the router's events, and which payments were x402. */
+/**
+ * The entries of one range (transfers in and out, the router's events, and which payments were x402),
+ * and the addresses the wallet made or unmade its operators in it.
+ */
 async function readRange(
   ctx: VaultContext,
   wallet: Address,
   tokens: Address[],
   range: BlockRange,
-): Promise<Draft[]> {
+): Promise<Scan> {
   const client = ctx.publicClient
   const { router } = ctx.addresses
   const [incoming, outgoing, vaultEvents] = await Promise.all([
@@ -457,14 +513,20 @@ async function readRange(
         log.args.value === value,
     )
     if (match) used.add(match)
+    return match
   }
+  const operators: Address[] = []
   for (const log of vaultEvents.filter(isLive)) {
     const at = position(log)
-    if (log.eventName === 'Deposited') {
+    if (log.eventName === 'OperatorSet') {
+      operators.push((log.args as { operator: Address }).operator)
+    } else if (log.eventName === 'Deposited') {
       const { usdcAmount, dvUsdcMinted } = log.args as { usdcAmount: bigint; dvUsdcMinted: bigint }
-      takeTransfer(outs, wallet, router, usdcAmount, at.txHash)
+      const transfer = takeTransfer(outs, wallet, router, usdcAmount, at.txHash)
       drafts.push({
         ...at,
+        // The row describes the USDC moved: point at its Transfer (the router's event is beside it).
+        logIndex: transfer?.logIndex ?? at.logIndex,
         kind: 'sweep',
         direction: 'out',
         token: ctx.addresses.usdc,
@@ -482,9 +544,10 @@ async function readRange(
         yieldEarned: bigint
         feePaid: bigint
       }
-      takeTransfer(ins, router, wallet, usdcReturned, at.txHash)
+      const transfer = takeTransfer(ins, router, wallet, usdcReturned, at.txHash)
       drafts.push({
         ...at,
+        logIndex: transfer?.logIndex ?? at.logIndex,
         kind: 'withdrawal',
         direction: 'in',
         token: ctx.addresses.usdc,
@@ -528,13 +591,86 @@ async function readRange(
       yieldRealised: 0n,
     })
   }
-  return drafts.sort((a, b) =>
+  const sorted = drafts.sort((a, b) =>
     a.blockNumber === b.blockNumber
       ? a.logIndex - b.logIndex
       : a.blockNumber < b.blockNumber
         ? -1
         : 1,
   )
+  return { drafts: sorted, operators }
+}
+
+/**
+ * The x402 payers that are the wallet's operators on the router at the last block, in one `eth_call`
+ * (none when every settlement's payer is already known to be the merchant's own), and those the
+ * wallet made or unmade its operators within the blocks.
+ */
+async function readOperators(
+  ctx: VaultContext,
+  wallet: Address,
+  scan: Scan,
+  blockNumber: bigint,
+): Promise<Address[]> {
+  const known = new Set([wallet, ...scan.operators].map((a) => a.toLowerCase()))
+  const payers = [
+    ...new Set(
+      scan.drafts
+        .filter((draft) => draft.kind === 'x402')
+        .map((draft) => draft.counterparty.toLowerCase())
+        .filter((payer) => !known.has(payer)),
+    ),
+  ] as Address[]
+  if (payers.length === 0) return scan.operators
+  const what = `${action} (operators at block ${blockNumber})`
+  const results = await atBlock(ctx, blockNumber, what, () =>
+    multicall(ctx.publicClient, {
+      ...multicallOptions,
+      blockNumber,
+      contracts: payers.map((payer) => ({
+        address: ctx.addresses.router,
+        abi: routerAbi,
+        functionName: 'isOperator',
+        args: [wallet, payer],
+      })),
+    }),
+  )
+  return [
+    ...scan.operators,
+    ...payers.filter((_, i) => resultValue(ctx, results[i] as MulticallResponse<boolean>, what)),
+  ]
+}
+
+/**
+ * Marks the x402 settlements from the merchant's own addresses as self-payments, and the other leg of a
+ * payment from the wallet to itself (the same `Transfer`, listed out as well as in).
+ */
+function markSelfPayments<entry extends Omit<LedgerEntry, 'balanceAfter'>>(
+  drafts: entry[],
+  wallet: Address,
+  own: Address[],
+): entry[] {
+  const self = new Set(own.map((a) => a.toLowerCase()))
+  const at = (d: entry) => `${d.txHash}:${d.logIndex}`
+  const toItself = new Set(
+    drafts
+      .filter((d) => d.kind === 'x402' && isAddressEqual(d.counterparty, wallet))
+      .map((d) => at(d)),
+  )
+  return drafts.map((draft) => {
+    if (draft.kind === 'x402' && self.has(draft.counterparty.toLowerCase()))
+      return { ...draft, kind: 'self-payment' }
+    if (
+      draft.kind === 'transfer-out' &&
+      isAddressEqual(draft.counterparty, wallet) &&
+      toItself.has(at(draft))
+    ) {
+      // The payment's own out leg carries its method, as its in leg does.
+      const payment = drafts.find((d) => d.kind === 'x402' && at(d) === at(draft))
+      return { ...draft, kind: 'self-payment', x402Method: payment?.x402Method ?? null }
+    }
+    return draft
+  })
 }
 
 /**
