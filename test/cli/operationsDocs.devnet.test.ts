@@ -42,13 +42,14 @@ beforeAll(async () => {
 
 /**
  * An output's shape: hashes as `0x…`, durations (`5s`, `2m`: their unit depends on how long the run
- * took) as `#t`, each other run of digits as `#`, runs of spaces as one.
+ * took) as `#t`, each other number as `#` (with its decimals: an amount is `25` or `25.000001` by the
+ * interest of the seconds before its block), runs of spaces as one.
  */
 function shape(text: string): string {
   return text
     .replace(/0x[0-9a-fA-F]{64}/g, '0x…')
     .replace(/\b\d+[smhd]\b/g, '#t')
-    .replace(/\d+/g, '#')
+    .replace(/\d+(\.\d+)?/g, '#')
     .replace(/ +/g, ' ')
     .trimEnd()
 }
