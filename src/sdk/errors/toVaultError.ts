@@ -12,6 +12,7 @@ import {
   VaultContractError,
   type VaultContractRole,
   VaultError,
+  VaultRpcError,
   VaultTransactionError,
 } from './classes.js'
 import { asMorphoUnreachable, fromRevert, fromRevertData, revertDataOf } from './contract.js'
@@ -60,6 +61,13 @@ const nonceTakenPattern = /nonce too low|replacement transaction underpriced/i
 const alreadyKnownPattern = /already known|transaction already imported|\bknown transaction\b/i
 
 function classify(error: unknown, context: ToVaultErrorContext, prefix: string): VaultError {
+  // viem reads a JSON-RPC "internal error" (-32603) as a revert whose reason is the error's message,
+  // even in an HTTP 500 answer: without revert data, an HTTP error status is the server failing.
+  const rpcFailure = readRpcFailure(error)
+  if (rpcFailure?.status !== undefined && rpcFailure.status >= 400 && !carriesRevertData(error)) {
+    return fromRpcFailure(rpcFailure, prefix, error)
+  }
+
   const execution = findError<ContractFunctionExecutionError>(
     error,
     'ContractFunctionExecutionError',
@@ -141,7 +149,9 @@ function classify(error: unknown, context: ToVaultErrorContext, prefix: string):
     )
   }
 
-  const rpcFailure = readRpcFailure(error)
+  const notFound = fromNotFound(error, prefix)
+  if (notFound) return notFound
+
   if (rpcFailure) return fromRpcFailure(rpcFailure, prefix, error)
 
   if (error instanceof Error) {
@@ -156,6 +166,67 @@ function classify(error: unknown, context: ToVaultErrorContext, prefix: string):
   return new VaultError(
     `${prefix}Unknown error: ${redactSecrets(String(error), { hideHex32: true })}`,
     { code: 'UNKNOWN', category: 'internal', cause: error },
+  )
+}
+
+/** Whether revert data (at least a selector) is anywhere in the cause chain. */
+function carriesRevertData(error: unknown): boolean {
+  return (
+    findCause(error, (e) => {
+      if (revertDataOf(e) !== undefined) return true
+      const raw = e.name === 'ContractFunctionRevertedError' ? e.raw : undefined
+      return typeof raw === 'string' && raw.length >= 10
+    }) !== undefined
+  )
+}
+
+/**
+ * viem's "could not be found" for a receipt, a transaction or a block the RPC answered `null` for. A
+ * node behind a load balancer often has not seen the latest block yet, so it passes: retryable. The
+ * hash or block number is read from viem's message (its errors keep no field for it).
+ */
+function fromNotFound(error: unknown, prefix: string): VaultRpcError | undefined {
+  const found = findError(
+    error,
+    'TransactionReceiptNotFoundError',
+    'TransactionNotFoundError',
+    'BlockNotFoundError',
+  )
+  if (!found) return undefined
+  const txHash = /hash "(0x[0-9a-fA-F]{64})"/.exec(found.message)?.[1]
+  const lagging =
+    'the node that answered may not have seen its block yet (nodes behind a load balancer lag)'
+  if (found.name === 'TransactionReceiptNotFoundError') {
+    return new VaultRpcError(
+      `${prefix}The RPC has no receipt for transaction ${txHash ?? '(unknown hash)'} yet: it may not be mined, or ${lagging}. It may be mined already: wait for it again before sending anything else.`,
+      {
+        code: 'RECEIPT_NOT_FOUND',
+        retryable: true,
+        details: txHash ? { txHash } : {},
+        cause: error,
+      },
+    )
+  }
+  if (found.name === 'TransactionNotFoundError') {
+    return new VaultRpcError(
+      `${prefix}The RPC does not know transaction ${txHash ?? '(unknown hash)'} yet: ${lagging}. Look for it again before sending anything else.`,
+      {
+        code: 'TRANSACTION_NOT_FOUND',
+        retryable: true,
+        details: txHash ? { txHash } : {},
+        cause: error,
+      },
+    )
+  }
+  const blockNumber = /number "(\d+)"/.exec(found.message)?.[1]
+  return new VaultRpcError(
+    `${prefix}The RPC does not have block ${blockNumber ?? '(unknown)'} yet: the node that answered lags behind the chain (nodes behind a load balancer do). Retry.`,
+    {
+      code: 'BLOCK_NOT_FOUND',
+      retryable: true,
+      details: blockNumber ? { blockNumber: BigInt(blockNumber) } : {},
+      cause: error,
+    },
   )
 }
 
