@@ -9,6 +9,7 @@ import {
   type SweepAmounts,
   type VaultChainName,
   type VaultContext,
+  VaultPreconditionError,
   verifyAddresses,
 } from '../index.js'
 import {
@@ -210,12 +211,20 @@ async function assertOperatorReady(vault: VaultContext, key: SweepKey): Promise<
   const setup = await readOperatorSetup(vault, key.wallet, key.account.address, 'unlimited')
   const missing = setup.steps.filter((step) => !step.done && step.action !== 'approve')
   if (missing.length === 0) return
-  throw new Error(
+  throw new VaultPreconditionError(
     `The wallet ${key.wallet} has not made ${key.account.address} its operator yet (missing: ${missing
       .map((step) => step.action)
       .join(
         ', ',
       )}). Print the unsigned transactions it must send with: x402-vault sweep --setup --wallet ${key.wallet} --operator ${key.account.address}`,
+    {
+      code: 'NOT_AUTHORISED',
+      details: {
+        wallet: key.wallet,
+        account: key.account.address,
+        missing: missing.map((step) => step.action),
+      },
+    },
   )
 }
 
