@@ -1,6 +1,7 @@
 import { inspect } from 'node:util'
 import {
   type Abi,
+  AbiDecodingDataSizeTooSmallError,
   type AbiParameter,
   BlockNotFoundError,
   ContractFunctionExecutionError,
@@ -317,6 +318,25 @@ describe('RPC errors', () => {
       args: ['paused'],
     })
     expect(toVaultError(answered(500, reason)).category).toBe('contract')
+  })
+
+  it('a call’s answer that does not decode as its return values is a malformed answer (retryable)', () => {
+    const abi = parseAbi(['function totalSupply() view returns (uint256)'])
+    const error = toVaultError(
+      new ContractFunctionExecutionError(
+        new AbiDecodingDataSizeTooSmallError({
+          data: '0x00',
+          params: [{ type: 'uint256' }],
+          size: 1,
+        }),
+        { abi, functionName: 'totalSupply', contractAddress: zeroAddress },
+      ),
+      { action: 'Share balance read' },
+    )
+    expect([error.code, error.category, error.retryable]).toEqual(['RPC_BAD_RESPONSE', 'rpc', true])
+    expect(error.message).toMatch(
+      /^Share balance read failed: The RPC's answer to the call to totalSupply\(\) does not decode/,
+    )
   })
 
   // A node behind a load balancer answers null for what another node has already seen: it passes.

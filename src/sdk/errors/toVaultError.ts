@@ -55,6 +55,16 @@ export function toVaultError(error: unknown, context: ToVaultErrorContext = {}):
   return context.morphoReachable === false ? asMorphoUnreachable(converted, prefix) : converted
 }
 
+/** viem's errors for data too short or malformed to decode: in a call's result, a malformed answer. */
+const answerDecodingErrors = [
+  'AbiDecodingDataSizeTooSmallError',
+  'AbiDecodingDataSizeInvalidError',
+  'PositionOutOfBoundsError',
+  'RecursiveReadLimitExceededError',
+  'SliceOffsetOutOfBoundsError',
+  'InvalidBytesBooleanError',
+]
+
 /** Node messages for a transaction whose nonce another sender has already taken. */
 const nonceTakenPattern = /nonce too low|replacement transaction underpriced/i
 /** Node messages for a transaction the node already has, byte for byte (geth, anvil, others). */
@@ -94,6 +104,21 @@ function classify(error: unknown, context: ToVaultErrorContext, prefix: string):
       {
         code: 'CONTRACT_NO_DATA',
         contract,
+        details: functionName ? { functionName } : {},
+        cause: error,
+      },
+    )
+  }
+
+  // A call whose answer does not decode as the function's return values: a broken RPC or gateway
+  // (or another contract at the address, which verifyAddresses tells apart).
+  if (execution && findError(error, ...answerDecodingErrors)) {
+    const { functionName } = revert
+    return new VaultRpcError(
+      `${prefix}The RPC's answer to the call${functionName ? ` to ${functionName}()` : ''} does not decode as its return values: a malformed answer (or not the expected contract at that address).`,
+      {
+        code: 'RPC_BAD_RESPONSE',
+        retryable: true,
         details: functionName ? { functionName } : {},
         cause: error,
       },
