@@ -15,6 +15,10 @@ Commands:
   ledger    list a wallet's payments, sweeps and withdrawals, with reconciled totals (reads only)
   status    print the vault's status (reads only)
 
+Environment (every command that reads the chain):
+  VAULT_RPC_TIMEOUT   seconds one RPC request may take before it is retried (default 10); an RPC
+                      that does not answer fails a command in about 4 × that + 2 s
+
 Run \`x402-vault <command> --help\` for a command's options.`
 
 /** Where a usage error points to: the command's own help once the command is known. */

@@ -49,6 +49,7 @@ Environment:
   BASE_SEPOLIA_RPC_URL    the RPC URL for --chain base-sepolia (unless --rpc is given)
   BASE_MAINNET_RPC_URL    the RPC URL for --chain base (unless --rpc is given)
   PGPASSWORD              the Postgres password for --lock, if the URL has none
+  VAULT_RPC_TIMEOUT       seconds one RPC request may take before it is retried (default 10)
 
 Options:
   --chain <base-sepolia|base>   the vault's chain (default VAULT_CHAIN, else base-sepolia)
