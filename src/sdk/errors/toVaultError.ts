@@ -38,9 +38,11 @@ export type ToVaultErrorContext = {
  * Turns anything thrown (viem errors, fetch failures, our own errors) into a `VaultError`.
  *
  * Contract reverts are decoded against every vault ABI (and the live USDCs' reason strings); HTTP
- * 429/5xx, timeouts, network failures and malformed answers become retryable `VaultRpcError`s; a
- * nonce taken by another sender is `NONCE_CONFLICT`; secrets are stripped from every message. Errors
- * are recognised by name, so it works whichever copy of viem built the clients.
+ * 429/5xx, timeouts, network failures and malformed answers (an HTTP error viem reads as a revert,
+ * a call result that does not decode) become retryable `VaultRpcError`s, and so do a receipt, a
+ * transaction or a block the RPC does not have yet (`RECEIPT_NOT_FOUND`, `TRANSACTION_NOT_FOUND`,
+ * `BLOCK_NOT_FOUND`); a nonce taken by another sender is `NONCE_CONFLICT`; secrets are stripped from
+ * every message. Errors are recognised by name, so it works whichever copy of viem built the clients.
  *
  * @param error - What was thrown.
  * @param context - Addresses (to name the contract), the action, what the read learned about Morpho.
@@ -72,9 +74,14 @@ const alreadyKnownPattern = /already known|transaction already imported|\bknown 
 
 function classify(error: unknown, context: ToVaultErrorContext, prefix: string): VaultError {
   // viem reads a JSON-RPC "internal error" (-32603) as a revert whose reason is the error's message,
-  // even in an HTTP 500 answer: without revert data, an HTTP error status is the server failing.
+  // even in an HTTP 500 answer: without revert data, a "revert" in an HTTP error is the server failing.
   const rpcFailure = readRpcFailure(error)
-  if (rpcFailure?.status !== undefined && rpcFailure.status >= 400 && !carriesRevertData(error)) {
+  if (
+    rpcFailure?.status !== undefined &&
+    rpcFailure.status >= 400 &&
+    findError(error, 'ContractFunctionRevertedError', 'RawContractError') &&
+    !carriesRevertData(error)
+  ) {
     return fromRpcFailure(rpcFailure, prefix, error)
   }
 
@@ -219,11 +226,10 @@ function fromNotFound(error: unknown, prefix: string): VaultRpcError | undefined
   )
   if (!found) return undefined
   const txHash = /hash "(0x[0-9a-fA-F]{64})"/.exec(found.message)?.[1]
-  const lagging =
-    'the node that answered may not have seen its block yet (nodes behind a load balancer lag)'
+  const transaction = `transaction ${txHash ?? '(hash unknown)'}`
   if (found.name === 'TransactionReceiptNotFoundError') {
     return new VaultRpcError(
-      `${prefix}The RPC has no receipt for transaction ${txHash ?? '(unknown hash)'} yet: it may not be mined, or ${lagging}. It may be mined already: wait for it again before sending anything else.`,
+      `${prefix}The RPC has no receipt for ${transaction} yet: it is not mined yet, or the node that answered has not seen its block (nodes behind a load balancer lag). Wait for it again before sending anything else.`,
       {
         code: 'RECEIPT_NOT_FOUND',
         retryable: true,
@@ -234,7 +240,7 @@ function fromNotFound(error: unknown, prefix: string): VaultRpcError | undefined
   }
   if (found.name === 'TransactionNotFoundError') {
     return new VaultRpcError(
-      `${prefix}The RPC does not know transaction ${txHash ?? '(unknown hash)'} yet: ${lagging}. Look for it again before sending anything else.`,
+      `${prefix}The RPC does not know ${transaction} yet: the node that answered has not seen it (nodes behind a load balancer lag). Look for it again before sending anything else.`,
       {
         code: 'TRANSACTION_NOT_FOUND',
         retryable: true,
