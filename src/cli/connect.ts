@@ -6,6 +6,7 @@ import {
   loadVaultAddresses,
   parseUsdc,
   type VaultChainName,
+  VaultConfigError,
   type VaultContext,
   VaultError,
   vaultChains,
@@ -114,6 +115,30 @@ export type Connection = {
   batch?: boolean
 }
 
+/** The longest `VAULT_RPC_TIMEOUT`, in seconds. */
+const maxRpcTimeoutSeconds = 600
+
+/**
+ * The RPC transport's settings from the environment: `VAULT_RPC_TIMEOUT`, the seconds one RPC request
+ * may take before it is tried again (default 10). With the transport's 3 retries and their backoff, an
+ * RPC that does not answer fails a command within about 4 × that + 2 s.
+ *
+ * @param env - The environment.
+ * @returns `vaultHttp`'s `timeout` (ms), when the variable is set.
+ * @throws {UsageError} For anything but a number of seconds above 0 (at most 600).
+ */
+export function rpcTransportOptions(env: NodeJS.ProcessEnv): { timeout?: number } {
+  const text = env.VAULT_RPC_TIMEOUT
+  if (!text) return {}
+  const seconds = Number(text)
+  if (!/^\d+(\.\d+)?$/.test(text) || !(seconds > 0) || seconds > maxRpcTimeoutSeconds) {
+    throw new UsageError(
+      `VAULT_RPC_TIMEOUT must be a number of seconds above 0 and at most ${maxRpcTimeoutSeconds}, such as 10 or 2.5, not ${JSON.stringify(text.slice(0, 20))}.`,
+    )
+  }
+  return { timeout: Math.max(1, Math.round(seconds * 1000)) }
+}
+
 /**
  * A read-only vault context for a command: the chain, its RPC, and the built-in addresses or those of
  * `--addresses` (an addresses file such as `x402-vault devnet` writes).
@@ -149,7 +174,11 @@ async function connect(
     }
   }
   const viemChain = vaultChains[chain].viemChain
-  const transport = vaultHttp(rpcUrl, { batch: connection.batch ?? true })
+  // Every command reads its RPC settings from the process's environment, as the keys and URLs.
+  const transport = vaultHttp(rpcUrl, {
+    batch: connection.batch ?? true,
+    ...rpcTransportOptions(process.env),
+  })
   return createVaultContext({
     publicClient: createPublicClient({ chain: viemChain, transport }),
     walletClient: account && createWalletClient({ account, chain: viemChain, transport }),
@@ -184,17 +213,22 @@ export async function withChainCheck<T>(
 
 /**
  * Stops a command that found no vault at the deployment's router address (a devnet that is not
- * running any more, another chain's addresses, a wrong `--rpc`), with one line that says what to check.
+ * running any more, another chain's addresses, a wrong `--rpc`), with one line that says what to check,
+ * or that cannot read it (the RPC's failure, converted).
  *
- * @throws {Error} When the router address has no code (the CLI prints the message and exits 1).
+ * @throws {VaultConfigError} `NO_CONTRACT_CODE` when the router address has no code (the CLI prints the
+ *   message and exits 1).
  */
 export async function requireDeployment(vault: VaultContext, rpcUrl: string): Promise<void> {
   const { router } = vault.addresses
-  // An RPC that fails here is not a missing deployment: the command's own reads report it.
-  const code = await getCode(vault.publicClient, { address: router }).catch(() => null)
+  // The command's first read: an RPC that fails here fails the command at once, with the reason.
+  const code = await getCode(vault.publicClient, { address: router }).catch((error) => {
+    throw toVaultError(error, { action: 'Deployment check' })
+  })
   if (code === undefined || code === '0x') {
-    throw new Error(
+    throw new VaultConfigError(
       `no vault deployment at ${router} on ${vault.chain} (RPC ${redactUrl(rpcUrl)}): check --chain, --rpc and --addresses (or VAULT_CHAIN, the RPC URL variable and VAULT_ADDRESSES).`,
+      { code: 'NO_CONTRACT_CODE', details: { contract: 'router', address: router } },
     )
   }
 }

@@ -15,6 +15,10 @@ Commands:
   ledger    list a wallet's payments, sweeps and withdrawals, with reconciled totals (reads only)
   status    print the vault's status (reads only)
 
+Environment (every command that reads the chain):
+  VAULT_RPC_TIMEOUT   seconds one RPC request may take before it is retried (default 10); an RPC
+                      that does not answer fails a command in about 4 × that + 2 s
+
 Run \`x402-vault <command> --help\` for a command's options.`
 
 /** Where a usage error points to: the command's own help once the command is known. */
@@ -119,7 +123,7 @@ main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code
   },
-  (error: unknown) => {
+  async (error: unknown) => {
     if (
       error instanceof UsageError ||
       (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
@@ -128,8 +132,11 @@ main(process.argv.slice(2)).then(
       process.exitCode = 2
       return
     }
-    // One line, no stack: the message is written to be read by a person.
-    process.stderr.write(`x402-vault: ${error instanceof Error ? error.message : String(error)}\n`)
     process.exitCode = 1
+    // No stack: the message is written to be read by a person. It is the SDK's conversion's, which
+    // redacts: a raw RPC library error carries the whole RPC URL, key and all, and the request body.
+    // Loaded only on this path, so that the MCP server (no sub-command) starts without it.
+    const { toVaultError } = await import('../sdk/shared.js')
+    process.stderr.write(`x402-vault: ${toVaultError(error).message}\n`)
   },
 )

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { getBlock, getBlockNumber } from 'viem/actions'
 import { evmAddress, getLedger, type VaultContext } from '../index.js'
-import { DEFAULT_LOG_SPAN } from '../sdk/shared.js'
+import { DEFAULT_LOG_SPAN, toVaultError } from '../sdk/shared.js'
 import {
   addressesOption,
   type Connection,
@@ -105,7 +105,9 @@ export async function runLedgerCommand(argv: string[], env: NodeJS.ProcessEnv): 
   const vault = await connectReadOnly(connection)
 
   const toBlock = await withChainCheck(vault, connection, () =>
-    getBlockNumber(vault.publicClient, { cacheTime: 0 }),
+    getBlockNumber(vault.publicClient, { cacheTime: 0 }).catch((error) => {
+      throw toVaultError(error, { action: 'Latest block read' })
+    }),
   )
   const fromBlock = fromBlockFlag ?? (await firstBlockSince(vault, toBlock, sinceSeconds))
   if (fromBlock > toBlock) {
@@ -184,7 +186,7 @@ async function firstBlockSince(
       return (await getBlock(vault.publicClient, { blockNumber })).timestamp
     } catch (error) {
       if ((error as Error).name === 'BlockNotFoundError') return undefined
-      throw error
+      throw toVaultError(error, { action: `Block ${blockNumber} read` })
     }
   }
   const latestTime = (await timeOf(latest)) ?? 0n

@@ -9,6 +9,7 @@ import {
   type SweepAmounts,
   type VaultChainName,
   type VaultContext,
+  VaultPreconditionError,
   verifyAddresses,
 } from '../index.js'
 import {
@@ -51,6 +52,7 @@ Environment:
   BASE_SEPOLIA_RPC_URL    the RPC URL for --chain base-sepolia (unless --rpc is given)
   BASE_MAINNET_RPC_URL    the RPC URL for --chain base (unless --rpc is given)
   PGPASSWORD              the Postgres password for --lock, if the URL has none
+  VAULT_RPC_TIMEOUT       seconds one RPC request may take before it is retried (default 10)
 
 Options:
   --chain <base-sepolia|base>   the vault's chain (default VAULT_CHAIN, else base-sepolia)
@@ -227,12 +229,20 @@ async function assertOperatorReady(vault: VaultContext, key: SweepKey): Promise<
   const setup = await readOperatorSetup(vault, key.wallet, key.account.address, 'unlimited')
   const missing = setup.steps.filter((step) => !step.done && step.action !== 'approve')
   if (missing.length === 0) return
-  throw new Error(
+  throw new VaultPreconditionError(
     `The wallet ${key.wallet} has not made ${key.account.address} its operator yet (missing: ${missing
       .map((step) => step.action)
       .join(
         ', ',
       )}). Print the unsigned transactions it must send with: x402-vault sweep --setup --wallet ${key.wallet} --operator ${key.account.address}`,
+    {
+      code: 'NOT_AUTHORISED',
+      details: {
+        wallet: key.wallet,
+        account: key.account.address,
+        missing: missing.map((step) => step.action),
+      },
+    },
   )
 }
 

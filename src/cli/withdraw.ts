@@ -41,6 +41,7 @@ Environment:
   MERCHANT_PRIVATE_KEY    the merchant wallet's private key (0x + 64 hex digits); never printed
   BASE_SEPOLIA_RPC_URL    the RPC URL for --chain base-sepolia (unless --rpc is given)
   BASE_MAINNET_RPC_URL    the RPC URL for --chain base (unless --rpc is given)
+  VAULT_RPC_TIMEOUT       seconds one RPC request may take before it is retried (default 10)
 
 Options:
   --amount <usdc>               USDC to receive, after the fee (such as 25 or 0.5)

@@ -10,14 +10,12 @@ import {
 } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { type Address, isAddressEqual } from 'viem'
-import { readContract } from 'viem/actions'
 import {
   type AttachToResourceServerOptions,
   evmAddress,
   formatUsdc,
   readX402UsdcAsset,
   type Sweeper,
-  usdcAbi,
   type VaultClient,
   VaultConfigError,
   VaultError,
@@ -552,12 +550,8 @@ async function checkSweepKey(vault: VaultClient, payTo: Address): Promise<void> 
   if (sender === undefined || isAddressEqual(sender, payTo)) return
   const [plan, allowance] = await Promise.all([
     vault.planSetOperator({ wallet: payTo, operator: sender }),
-    readContract(vault.publicClient, {
-      address: vault.addresses.usdc,
-      abi: usdcAbi,
-      functionName: 'allowance',
-      args: [payTo, vault.addresses.router],
-    }),
+    // Through the SDK, as every read: its errors are converted (and redacted) like the others.
+    vault.getUsdcAllowance({ wallet: payTo }),
   ])
   const missing = [
     ...(plan.alreadySet ? [] : [`made ${sender} its operator`]),

@@ -1,7 +1,9 @@
 import { inspect } from 'node:util'
 import {
   type Abi,
+  AbiDecodingDataSizeTooSmallError,
   type AbiParameter,
+  BlockNotFoundError,
   ContractFunctionExecutionError,
   ContractFunctionRevertedError,
   encodeErrorResult,
@@ -11,8 +13,11 @@ import {
   RawContractError,
   RpcRequestError,
   TimeoutError,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
   toFunctionSelector,
   UserRejectedRequestError,
+  zeroAddress,
 } from 'viem'
 import { formatAbiItem } from 'viem/utils'
 import { describe, expect, it } from 'vitest'
@@ -273,6 +278,107 @@ describe('RPC errors', () => {
     )
     expect([invalid.code, invalid.retryable]).toEqual(['RPC_ERROR', false])
     expectNoSecret(invalid)
+  })
+
+  // viem reads a JSON-RPC -32603 as a revert whose reason is the node's message, even in an HTTP 500.
+  it('an HTTP 500 whose JSON-RPC body says -32603 is the RPC failing, not a revert; real revert data still decodes', () => {
+    const abi = parseAbi(['function totalSupply() view returns (uint256)'])
+    const answered = (status: number, data?: `0x${string}`) =>
+      new ContractFunctionExecutionError(
+        new ContractFunctionRevertedError({
+          abi,
+          functionName: 'totalSupply',
+          ...(data ? { data } : { message: `upstream failed for ${url}` }),
+          cause: new RpcRequestError({
+            body,
+            url,
+            status,
+            error: {
+              code: -32603,
+              message: `upstream failed for ${url}`,
+              ...(data ? { data } : {}),
+            },
+          }),
+        }),
+        { abi, functionName: 'totalSupply', contractAddress: zeroAddress },
+      )
+    const failed = toVaultError(answered(500), { action: 'Status read' })
+    expect([failed.code, failed.category, failed.retryable]).toEqual([
+      'RPC_HTTP_ERROR',
+      'rpc',
+      true,
+    ])
+    expect(failed.message).toBe(
+      'Status read failed: The RPC answered HTTP 500 (https://rpc.example.com).',
+    )
+    expectNoSecret(failed)
+    const reason = encodeErrorResult({
+      abi: parseAbi(['error Error(string)']),
+      errorName: 'Error',
+      args: ['paused'],
+    })
+    expect(toVaultError(answered(500, reason)).category).toBe('contract')
+  })
+
+  it('a call’s answer that does not decode as its return values is a malformed answer (retryable)', () => {
+    const abi = parseAbi(['function totalSupply() view returns (uint256)'])
+    const error = toVaultError(
+      new ContractFunctionExecutionError(
+        new AbiDecodingDataSizeTooSmallError({
+          data: '0x00',
+          params: [{ type: 'uint256' }],
+          size: 1,
+        }),
+        { abi, functionName: 'totalSupply', contractAddress: zeroAddress },
+      ),
+      { action: 'Share balance read' },
+    )
+    expect([error.code, error.category, error.retryable]).toEqual(['RPC_BAD_RESPONSE', 'rpc', true])
+    expect(error.message).toMatch(
+      /^Share balance read failed: The RPC's answer to the call to totalSupply\(\) does not decode/,
+    )
+  })
+
+  // A node behind a load balancer answers null for what another node has already seen: it passes.
+  it('a receipt, a transaction or a block the RPC does not have yet: retryable, with the hash or number', () => {
+    const hash = `0x${'ab'.repeat(32)}` as const
+    const receipt = toVaultError(new TransactionReceiptNotFoundError({ hash }), {
+      action: 'Deposit (waiting for the receipt)',
+    })
+    expect(receipt).toBeInstanceOf(VaultRpcError)
+    expect([receipt.code, receipt.category, receipt.retryable]).toEqual([
+      'RECEIPT_NOT_FOUND',
+      'rpc',
+      true,
+    ])
+    expect(receipt.details).toEqual({ txHash: hash })
+    expect(receipt.message).toMatch(
+      new RegExp(
+        `^Deposit \\(waiting for the receipt\\) failed: The RPC has no receipt for transaction ${hash} yet`,
+      ),
+    )
+    const transaction = toVaultError(new TransactionNotFoundError({ hash }))
+    expect([transaction.code, transaction.retryable, transaction.details]).toEqual([
+      'TRANSACTION_NOT_FOUND',
+      true,
+      { txHash: hash },
+    ])
+    const block = toVaultError(new BlockNotFoundError({ blockNumber: 1234n }))
+    expect([block.code, block.retryable, block.details]).toEqual([
+      'BLOCK_NOT_FOUND',
+      true,
+      { blockNumber: 1234n },
+    ])
+    // Found by name in the cause chain: from any copy of viem, wrapped or not.
+    const wrapped = new Error('wait failed', {
+      cause: Object.assign(
+        new Error(`Transaction receipt with hash "${hash}" could not be found.`),
+        {
+          name: 'TransactionReceiptNotFoundError',
+        },
+      ),
+    })
+    expect(toVaultError(wrapped).code).toBe('RECEIPT_NOT_FOUND')
   })
 
   it('wallet refusals are transaction errors', () => {

@@ -16,15 +16,17 @@ import type { AddressInfo } from 'node:net'
  * - `drop-answer`: the request is forwarded, and its connection dropped once the target has answered:
  *   the RPC acted on it (a transaction was sent) but the client never hears so;
  * - `hang`: the request is never answered (past any client timeout);
- * - `call-result`: the real answer, except `result` as the result of every `eth_call` (such as
- *   `0x`, 32 zero bytes, a number or `null`: what a broken RPC or gateway sends).
+ * - `call-result`: the real answer, except `result` as the result of every call of `method` (default
+ *   `eth_call`), such as `0x`, 32 zero bytes, a number or `null` for an `eth_call` (what a broken RPC
+ *   or gateway sends), or `null` for an `eth_getTransactionReceipt` (a node behind a load balancer
+ *   that has not seen the block yet).
  *
  * A `status` fault's body is `error <status>` as plain text unless `body` and `contentType` say
  * otherwise (an HTML page, or a page under a JSON content type, as some providers send for a bad key).
  */
 export type RpcFault =
   | { kind: 'status'; status: number; retryAfter?: string; body?: string; contentType?: string }
-  | { kind: 'call-result'; result: unknown }
+  | { kind: 'call-result'; result: unknown; method?: string }
   | { kind: 'malformed-json' }
   | { kind: 'not-json-rpc' }
   | { kind: 'empty-number' }
@@ -62,6 +64,12 @@ export type CountingProxy = {
   /** Forwards to another RPC from now on, such as a node of another chain. */
   retarget: (targetUrl: string) => void
   /**
+   * Decides the fault of each request that no `setFault` fault hits, from the request's path (and
+   * query) and its calls: one proxy can then serve several RPC URLs that each fail their own way.
+   * `undefined` removes it.
+   */
+  setRule: (rule: FaultRule | undefined) => void
+  /**
    * Sees each request before it is forwarded (and counted): it may hold it (return a promise) or
    * answer it with an HTTP status instead of forwarding it (return the status). `undefined` removes it.
    */
@@ -78,6 +86,9 @@ export type CountingProxy = {
 
 /** One JSON-RPC call of a request. */
 export type RpcCall = { method: string; params?: unknown[] }
+
+/** A request's fault from its path (with the query) and its calls; `undefined` forwards it. */
+export type FaultRule = (request: { path: string; calls: RpcCall[] }) => RpcFault | undefined
 
 /** Decides a request's fate: `undefined` forwards it, a number answers that HTTP status instead. */
 export type Interceptor = (calls: RpcCall[]) => number | undefined | Promise<number | undefined>
@@ -127,6 +138,7 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
     if (fault.timesLeft <= 0) fault = undefined
     return hit
   }
+  let rule: FaultRule | undefined
   let interceptor: Interceptor | undefined
   let answered: ((calls: RpcCall[]) => void) | undefined
 
@@ -141,7 +153,7 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
     }
     requests++
     methods.push(...calls.map((call) => (call.method === undefined ? '?' : String(call.method))))
-    const injected = faultFor(calls)
+    const injected = faultFor(calls) ?? rule?.({ path: request.url ?? '/', calls: rpcCalls })
     if (injected?.kind === 'reset') {
       request.socket.destroy()
       return
@@ -178,7 +190,8 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
         return answer(response, methodsNotFound(text, calls, injected.methods))
       }
       if (injected?.kind === 'call-result') {
-        return answer(response, replaceResults(text, calls, 'eth_call', injected.result))
+        const method = injected.method ?? 'eth_call'
+        return answer(response, replaceResults(text, calls, method, injected.result))
       }
       answer(response, text, forwarded.status)
       answered?.(rpcCalls)
@@ -219,6 +232,9 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
     },
     setFault,
     setDown: (down) => setFault(down ? { kind: 'reset' } : undefined),
+    setRule(value) {
+      rule = value
+    },
     retarget(url) {
       target = url
     },

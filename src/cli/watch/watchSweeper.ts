@@ -65,7 +65,9 @@ export async function runWatchSweeper(settings: WatchSettings, stop: AbortSignal
   const { vault, key, emit } = settings
   const wallet = key.wallet
   const sender = key.account.address
-  const startBlock = await getBlockNumber(vault.publicClient, { cacheTime: 0 })
+  const startBlock = await getBlockNumber(vault.publicClient, { cacheTime: 0 }).catch((error) => {
+    throw toVaultError(error, { action: 'Latest block read' })
+  })
   const state: WatchState = {
     chain: vault.chain,
     wallet,

@@ -102,6 +102,9 @@ export const vaultErrorCodes = [
   'RPC_BAD_RESPONSE',
   'RPC_UNAUTHORIZED',
   'RPC_ERROR',
+  'RECEIPT_NOT_FOUND',
+  'TRANSACTION_NOT_FOUND',
+  'BLOCK_NOT_FOUND',
   // reads
   'FIELD_UNAVAILABLE',
   'UNKNOWN',

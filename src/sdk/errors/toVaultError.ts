@@ -12,6 +12,7 @@ import {
   VaultContractError,
   type VaultContractRole,
   VaultError,
+  VaultRpcError,
   VaultTransactionError,
 } from './classes.js'
 import { asMorphoUnreachable, fromRevert, fromRevertData, revertDataOf } from './contract.js'
@@ -37,9 +38,11 @@ export type ToVaultErrorContext = {
  * Turns anything thrown (viem errors, fetch failures, our own errors) into a `VaultError`.
  *
  * Contract reverts are decoded against every vault ABI (and the live USDCs' reason strings); HTTP
- * 429/5xx, timeouts, network failures and malformed answers become retryable `VaultRpcError`s; a
- * nonce taken by another sender is `NONCE_CONFLICT`; secrets are stripped from every message. Errors
- * are recognised by name, so it works whichever copy of viem built the clients.
+ * 429/5xx, timeouts, network failures and malformed answers (an HTTP error viem reads as a revert,
+ * a call result that does not decode) become retryable `VaultRpcError`s, and so do a receipt, a
+ * transaction or a block the RPC does not have yet (`RECEIPT_NOT_FOUND`, `TRANSACTION_NOT_FOUND`,
+ * `BLOCK_NOT_FOUND`); a nonce taken by another sender is `NONCE_CONFLICT`; secrets are stripped from
+ * every message. Errors are recognised by name, so it works whichever copy of viem built the clients.
  *
  * @param error - What was thrown.
  * @param context - Addresses (to name the contract), the action, what the read learned about Morpho.
@@ -54,12 +57,34 @@ export function toVaultError(error: unknown, context: ToVaultErrorContext = {}):
   return context.morphoReachable === false ? asMorphoUnreachable(converted, prefix) : converted
 }
 
+/** viem's errors for data too short or malformed to decode: in a call's result, a malformed answer. */
+const answerDecodingErrors = [
+  'AbiDecodingDataSizeTooSmallError',
+  'AbiDecodingDataSizeInvalidError',
+  'PositionOutOfBoundsError',
+  'RecursiveReadLimitExceededError',
+  'SliceOffsetOutOfBoundsError',
+  'InvalidBytesBooleanError',
+]
+
 /** Node messages for a transaction whose nonce another sender has already taken. */
 const nonceTakenPattern = /nonce too low|replacement transaction underpriced/i
 /** Node messages for a transaction the node already has, byte for byte (geth, anvil, others). */
 const alreadyKnownPattern = /already known|transaction already imported|\bknown transaction\b/i
 
 function classify(error: unknown, context: ToVaultErrorContext, prefix: string): VaultError {
+  // viem reads a JSON-RPC "internal error" (-32603) as a revert whose reason is the error's message,
+  // even in an HTTP 500 answer: without revert data, a "revert" in an HTTP error is the server failing.
+  const rpcFailure = readRpcFailure(error)
+  if (
+    rpcFailure?.status !== undefined &&
+    rpcFailure.status >= 400 &&
+    findError(error, 'ContractFunctionRevertedError', 'RawContractError') &&
+    !carriesRevertData(error)
+  ) {
+    return fromRpcFailure(rpcFailure, prefix, error)
+  }
+
   const execution = findError<ContractFunctionExecutionError>(
     error,
     'ContractFunctionExecutionError',
@@ -86,6 +111,21 @@ function classify(error: unknown, context: ToVaultErrorContext, prefix: string):
       {
         code: 'CONTRACT_NO_DATA',
         contract,
+        details: functionName ? { functionName } : {},
+        cause: error,
+      },
+    )
+  }
+
+  // A call whose answer does not decode as the function's return values: a broken RPC or gateway
+  // (or another contract at the address, which verifyAddresses tells apart).
+  if (execution && findError(error, ...answerDecodingErrors)) {
+    const { functionName } = revert
+    return new VaultRpcError(
+      `${prefix}The RPC's answer to the call${functionName ? ` to ${functionName}()` : ''} does not decode as its return values: a malformed answer (or not the expected contract at that address).`,
+      {
+        code: 'RPC_BAD_RESPONSE',
+        retryable: true,
         details: functionName ? { functionName } : {},
         cause: error,
       },
@@ -141,7 +181,9 @@ function classify(error: unknown, context: ToVaultErrorContext, prefix: string):
     )
   }
 
-  const rpcFailure = readRpcFailure(error)
+  const notFound = fromNotFound(error, prefix)
+  if (notFound) return notFound
+
   if (rpcFailure) return fromRpcFailure(rpcFailure, prefix, error)
 
   if (error instanceof Error) {
@@ -156,6 +198,66 @@ function classify(error: unknown, context: ToVaultErrorContext, prefix: string):
   return new VaultError(
     `${prefix}Unknown error: ${redactSecrets(String(error), { hideHex32: true })}`,
     { code: 'UNKNOWN', category: 'internal', cause: error },
+  )
+}
+
+/** Whether revert data (at least a selector) is anywhere in the cause chain. */
+function carriesRevertData(error: unknown): boolean {
+  return (
+    findCause(error, (e) => {
+      if (revertDataOf(e) !== undefined) return true
+      const raw = e.name === 'ContractFunctionRevertedError' ? e.raw : undefined
+      return typeof raw === 'string' && raw.length >= 10
+    }) !== undefined
+  )
+}
+
+/**
+ * viem's "could not be found" for a receipt, a transaction or a block the RPC answered `null` for. A
+ * node behind a load balancer often has not seen the latest block yet, so it passes: retryable. The
+ * hash or block number is read from viem's message (its errors keep no field for it).
+ */
+function fromNotFound(error: unknown, prefix: string): VaultRpcError | undefined {
+  const found = findError(
+    error,
+    'TransactionReceiptNotFoundError',
+    'TransactionNotFoundError',
+    'BlockNotFoundError',
+  )
+  if (!found) return undefined
+  const txHash = /hash "(0x[0-9a-fA-F]{64})"/.exec(found.message)?.[1]
+  const transaction = `transaction ${txHash ?? '(hash unknown)'}`
+  if (found.name === 'TransactionReceiptNotFoundError') {
+    return new VaultRpcError(
+      `${prefix}The RPC has no receipt for ${transaction} yet: it is not mined yet, or the node that answered has not seen its block (nodes behind a load balancer lag). Wait for it again before sending anything else.`,
+      {
+        code: 'RECEIPT_NOT_FOUND',
+        retryable: true,
+        details: txHash ? { txHash } : {},
+        cause: error,
+      },
+    )
+  }
+  if (found.name === 'TransactionNotFoundError') {
+    return new VaultRpcError(
+      `${prefix}The RPC does not know ${transaction} yet: the node that answered has not seen it (nodes behind a load balancer lag). Look for it again before sending anything else.`,
+      {
+        code: 'TRANSACTION_NOT_FOUND',
+        retryable: true,
+        details: txHash ? { txHash } : {},
+        cause: error,
+      },
+    )
+  }
+  const blockNumber = /number "(\d+)"/.exec(found.message)?.[1]
+  return new VaultRpcError(
+    `${prefix}The RPC does not have block ${blockNumber ?? '(unknown)'} yet: the node that answered lags behind the chain (nodes behind a load balancer do). Retry.`,
+    {
+      code: 'BLOCK_NOT_FOUND',
+      retryable: true,
+      details: blockNumber ? { blockNumber: BigInt(blockNumber) } : {},
+      cause: error,
+    },
   )
 }
 

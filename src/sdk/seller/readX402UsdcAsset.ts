@@ -3,6 +3,7 @@ import { multicall } from 'viem/actions'
 import { usdcAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
 import { VaultConfigError } from '../errors/classes.js'
+import { toVaultError } from '../errors/toVaultError.js'
 import { tokenDomainOf } from '../internal/permitDomain.js'
 import { guard, multicallOptions } from '../internal/read.js'
 import type { X402UsdcAsset } from './x402UsdcPrice.js'
@@ -50,6 +51,12 @@ export async function readX402UsdcAsset(ctx: VaultContext): Promise<X402UsdcAsse
       }),
   )
   if ([name, version, separator, authorizationState].every((r) => r.status === 'failure')) {
+    // One failed round trip fails every call in it: then it is the RPC's failure, not the token's.
+    const failure = toVaultError(name.status === 'failure' ? name.error : undefined, {
+      addresses: ctx.addresses,
+      action: 'USDC metadata read',
+    })
+    if (failure.category === 'rpc') throw failure
     throw new VaultConfigError(
       `The USDC at ${address} answers neither name(), version(), DOMAIN_SEPARATOR() nor authorizationState(): is it a token?`,
       { code: 'NO_CONTRACT_CODE', details: { usdc: address } },
