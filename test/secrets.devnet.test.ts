@@ -157,6 +157,19 @@ function sdkCalls(vault: VaultClient): Record<string, () => Promise<unknown>> {
     getUsdcAllowance: () => vault.getUsdcAllowance({ wallet }),
     getShareBalance: () => vault.getShareBalance({ wallet }),
     isRegistered: () => vault.isRegistered({ wallet }),
+    getPaymentAuthorizationState: () =>
+      vault.getPaymentAuthorizationState({
+        paymentPayload: {
+          accepted: { network: vault.network, asset: vault.addresses.usdc },
+          payload: {
+            authorization: {
+              from: wallet,
+              nonce: `0x${'11'.repeat(32)}`,
+              validBefore: '4102444800',
+            },
+          },
+        },
+      }),
     planApproveUsdc: () => vault.planApproveUsdc({ wallet, amount }),
     planDeposit: () => vault.planDeposit({ wallet, amount }),
     planWithdraw: () => vault.planWithdraw({ wallet, amount }),
