@@ -385,16 +385,23 @@ describe.concurrent('every entry point, under each RPC fault', () => {
   })
 })
 
-describe('codes: a receipt that a node behind a load balancer does not have yet', () => {
-  // Answered null twice: viem's wait, in the built package over the caller's viem, gives up on it.
-  const nullReceipts = () =>
+describe('a receipt that a node behind a load balancer does not have yet', () => {
+  // Answered null twice. viem's wait, bundled in the built package, took the caller's viem's "not
+  // found" for a failure and gave up at once (reported as RECEIPT_NOT_FOUND, and retried): the wait
+  // now polls on through it, so the sale's sweep and the recall see nothing wrong.
+  const nullReceipts = () => {
+    proxy.reset()
     proxy.setFault(
       { kind: 'call-result', method: 'eth_getTransactionReceipt', result: null },
       { methods: ['eth_getTransactionReceipt'], times: 2 },
     )
+  }
+  /** The receipt reads since `nullReceipts()`: the two nulls, then at least the one that found it. */
+  const receiptReads = () =>
+    proxy.methods.filter((method) => method === 'eth_getTransactionReceipt').length
   afterEach(() => proxy.setFault(undefined))
 
-  it('reaches the sweeper’s onNonFatalError as RECEIPT_NOT_FOUND, retryable; the retry finds the deposit', async () => {
+  it('the sweep waits for it: nothing reaches onNonFatalError, and the deposit is confirmed once', async () => {
     const problems = reports<SweeperProblem>()
     const deposits: { txHash: string }[] = []
     const paywall = await plugins.express.createPaywall({
@@ -414,24 +421,17 @@ describe('codes: a receipt that a node behind a load balancer does not have yet'
     try {
       nullReceipts()
       expect((await buyerClient(devnet, app.fetch).pay(`${app.baseUrl}/paid`)).status).toBe(200)
-      await problems.next()
       await paywall.sweeper?.idle()
     } finally {
       await paywall.close()
       await app.stop()
     }
-    expect(
-      problems.all.map(({ phase, error, willRetry }) => [phase, error.code, willRetry]),
-    ).toEqual([['receipt', 'RECEIPT_NOT_FOUND', true]])
-    const { error } = problems.all[0] as SweeperProblem
-    expect(error.retryable).toBe(true)
-    expect(error.category).toBe('rpc')
+    expect(receiptReads()).toBeGreaterThanOrEqual(3)
+    expect(problems.all.map(({ phase, error }) => [phase, error.code])).toEqual([])
     expect(deposits).toHaveLength(1)
-    expect(error.details.txHash).toBe(deposits[0]?.txHash)
-    expect(error.message).toContain(`transaction ${deposits[0]?.txHash}`)
   })
 
-  it('reaches the buyer’s onNonFatalError as RECEIPT_NOT_FOUND, retryable; the recall’s retry finds it and the payment goes through', async () => {
+  it('the recall waits for it: nothing reaches onNonFatalError, one recall, and the payment goes through', async () => {
     // The buyer keeps 0.1 USDC liquid and the rest in the vault: a 0.5 USDC payment recalls.
     const buyerOnDevnet = devnetClients(devnet).vaultFor(
       createWalletClient({
@@ -473,11 +473,9 @@ describe('codes: a receipt that a node behind a load balancer does not have yet'
       await paywall.close()
       await app.stop()
     }
-    expect(
-      problems.all.map(({ phase, error, willRetry }) => [phase, error.code, willRetry]),
-    ).toEqual([['receipt', 'RECEIPT_NOT_FOUND', true]])
+    expect(receiptReads()).toBeGreaterThanOrEqual(3)
+    expect(problems.all.map(({ phase, error }) => [phase, error.code])).toEqual([])
     expect(recalls).toHaveLength(1)
-    expect(problems.all[0]?.error.details.txHash).toBe(recalls[0]?.txHash)
   })
 })
 

@@ -28,6 +28,7 @@ import { findCause } from '../errors/find.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import type { WaitOptions } from '../transactions.js'
 import { type DecodeContext, guard } from './read.js'
+import { sleep } from './sleep.js'
 
 /** Gas headroom over the estimate, in percent of it… */
 export const GAS_MARGIN_PERCENT = 30n
@@ -163,6 +164,12 @@ export async function sendRequest(
   return sendPrepared(ctx, walletClient, prepared, action)
 }
 
+/** How long a receipt wait lasts when the caller gives no `timeout`: viem's own default. */
+const defaultReceiptTimeoutMs = 180_000
+
+/** What a node answers for a transaction it has not indexed yet: the wait polls on through it. */
+const notFoundYet = new Set(['RECEIPT_NOT_FOUND', 'TRANSACTION_NOT_FOUND'])
+
 /**
  * Waits for a sent transaction's receipt and checks its status.
  *
@@ -170,7 +177,9 @@ export async function sendRequest(
  * replaced before the wait first saw it. A replacement with the same call (a wallet's speed-up) is
  * the same write: its receipt is returned, and its hash is `receipt.transactionHash`. Any other
  * replacement was sent by another sender with the same key: `NONCE_CONFLICT`, because reporting its
- * receipt as ours would count someone else's write.
+ * receipt as ours would count someone else's write. A receipt the node does not have yet (a node
+ * behind a load balancer may answer `null` for a while) is polled for until `options.timeout` (default
+ * 180 s, as viem's), then `RECEIPT_TIMEOUT`.
  */
 export async function waitForSuccess(
   ctx: VaultContext,
@@ -179,30 +188,41 @@ export async function waitForSuccess(
   options: WaitOptions = {},
 ): Promise<TransactionReceipt> {
   const { hash } = sent
-  let receipt: TransactionReceipt
+  let receipt: TransactionReceipt | undefined
   let replacedBy: { hash: Hash; repriced: boolean } | undefined
-  try {
-    receipt = await waitForTransactionReceipt(ctx.publicClient, {
-      hash,
-      replacement: { from: sent.from, nonce: sent.nonce },
-      onReplaced: ({ reason, transaction }) => {
-        replacedBy = { hash: transaction.hash, repriced: reason === 'repriced' }
-      },
-      ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }),
-      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
-    })
-  } catch (error) {
-    const converted = toVaultError(error, {
-      addresses: ctx.addresses,
-      action: `${action} (waiting for the receipt)`,
-    })
-    if (converted.code === 'RECEIPT_TIMEOUT') {
-      throw new VaultTransactionError(
-        `${action}: no receipt for ${hash} arrived in time; it may still be mined. Check it before sending again.`,
-        { code: 'RECEIPT_TIMEOUT', details: { txHash: hash }, cause: error },
-      )
+  const deadline = Date.now() + (options.timeout ?? defaultReceiptTimeoutMs)
+  while (receipt === undefined) {
+    try {
+      receipt = await waitForTransactionReceipt(ctx.publicClient, {
+        hash,
+        replacement: { from: sent.from, nonce: sent.nonce },
+        onReplaced: ({ reason, transaction }) => {
+          replacedBy = { hash: transaction.hash, repriced: reason === 'repriced' }
+        },
+        ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }),
+        timeout: Math.max(1, deadline - Date.now()),
+      })
+    } catch (error) {
+      const converted = toVaultError(error, {
+        addresses: ctx.addresses,
+        action: `${action} (waiting for the receipt)`,
+      })
+      // A node behind a load balancer may not have the receipt (or the transaction) yet. viem's wait
+      // polls on through that, but it recognises the "not found" by class, and the package bundles
+      // its own viem: over a caller's client, whose viem throws another class, it gives up at the
+      // first poll. So the wait polls on here, until its deadline.
+      if (notFoundYet.has(converted.code) && Date.now() < deadline) {
+        await sleep(Math.min(ctx.publicClient.pollingInterval, Math.max(0, deadline - Date.now())))
+        continue
+      }
+      if (converted.code === 'RECEIPT_TIMEOUT' || notFoundYet.has(converted.code)) {
+        throw new VaultTransactionError(
+          `${action}: no receipt for ${hash} arrived in time; it may still be mined. Check it before sending again.`,
+          { code: 'RECEIPT_TIMEOUT', details: { txHash: hash }, cause: error },
+        )
+      }
+      throw converted
     }
-    throw converted
   }
   if (replacedBy && !replacedBy.repriced) {
     throw new VaultTransactionError(
