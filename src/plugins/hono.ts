@@ -26,10 +26,10 @@ export type HonoPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPS
  *
  * On an edge runtime (Cloudflare Workers) each request's sweep is its own: for a request with an
  * execution context (`c.executionCtx`) the sweeper sweeps within requests (`sweepWithinRequests()`),
- * and the middleware hands the request's `waitUntil` the sweep its sale is owed (`idle()`). It runs
- * within that request after the response is sent, waits on no other request's promise or timer, and
- * ends before the runtime may stop the isolate. Where the request has no execution context (Node),
- * the sweep runs in the background as usual.
+ * and a request that sold something (a settled payment) gets the sweep its sale is owed in its own
+ * `waitUntil` (`idle()`). It runs within that request after the response is sent, waits on no other
+ * request's promise or timer, and ends before the runtime may stop the isolate. Where the request has
+ * no execution context (Node), the sweep runs in the background as usual.
  *
  * @param options - `vault`, `payTo`, `facilitator` (or `resourceServer`), `routes`, `sweep` (or
  *   `false`), `appName`, `testnet`.
@@ -61,9 +61,13 @@ export async function createPaywall<options extends CreatePaywallOptions>(
     // Before the sale's hook runs: on an edge runtime no sweep may hang on a timer another request set.
     if (executionContext) sweeper.sweepWithinRequests()
     const answer = await x402(c, next)
-    // The after-settle hook has run by now (x402 awaits it before answering): this request sweeps what
-    // its sale is owed, within its own `waitUntil`.
-    executionContext?.waitUntil(sweeper.idle())
+    // A request that sold something (x402 answers it with the settlement's PAYMENT-RESPONSE header,
+    // after the after-settle hook has run) sweeps what its sale is owed, within its own `waitUntil`. A
+    // request that sold nothing has nothing to sweep, and takes no turn from one that did.
+    const response = answer instanceof Response ? answer : c.res
+    if (executionContext && response.headers.has('PAYMENT-RESPONSE')) {
+      executionContext.waitUntil(sweeper.idle())
+    }
     return answer
   }
   return { ...paywall, middleware }
