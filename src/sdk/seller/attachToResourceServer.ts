@@ -33,8 +33,7 @@ export type AttachToResourceServerOptions = SweepOptions & {
    * in the wallet), and once when a later sweep finds them open again. The sweeper also logs both.
    */
   onPauseChange?: ((change: PauseChange) => unknown) | undefined
-  /**
-   * Also sweep on a timer, every this many ms: money that arrived without a sale waits no longer. */
+  /** Also sweep on a timer, every this many ms: money that arrived without a sale waits no longer. */
   sweepIntervalMs?: number | undefined
   /** A sweep starts this long after the last settlement of a burst. Default 250. */
   debounceMs?: number | undefined
@@ -117,8 +116,6 @@ export type Sweeper = {
  * can pass are retried with bounded exponential backoff; otherwise the money stays in the wallet until
  * a later sweep succeeds.
  *
- * @param ctx - The vault client, with a wallet client whose account sends the deposits.
- * @param resourceServer - An x402 resource server (anything with `onAfterSettle`).
  * A sweep that finds deposits paused on the vault says so once, to `onPauseChange` and in the log, and
  * again once a later sweep finds them open. On an edge runtime, see `sweepWithinRequests()`.
  *
