@@ -195,7 +195,7 @@ export type {
   SweepResult,
   SweepStep,
 } from './sdk/seller/sweep.js'
-export type { SweeperProblem, SweepPhase } from './sdk/seller/sweepObservers.js'
+export type { PauseChange, SweeperProblem, SweepPhase } from './sdk/seller/sweepObservers.js'
 export {
   type X402AssetTransferMethod,
   type X402UsdcAsset,

@@ -24,10 +24,12 @@ export type HonoPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPS
  * packages are loaded on the first call: one that is not installed rejects with
  * `PEER_DEPENDENCY_MISSING`, naming it and the install line.
  *
- * On an edge runtime (Cloudflare Workers), after a request the middleware hands the sweeper's work to
- * the request's `waitUntil` (`c.executionCtx`), so the sweep a sale started completes after the
- * response is sent, before the runtime may stop the isolate. Where the request has no execution
- * context (Node), the sweep runs in the background as usual.
+ * On an edge runtime (Cloudflare Workers) each request's sweep is its own: for a request with an
+ * execution context (`c.executionCtx`) the sweeper sweeps within requests (`sweepWithinRequests()`),
+ * and a request that sold something (a settled payment) gets the sweep its sale is owed in its own
+ * `waitUntil` (`idle()`). It runs within that request after the response is sent, waits on no other
+ * request's promise or timer, and ends before the runtime may stop the isolate. Where the request has
+ * no execution context (Node), the sweep runs in the background as usual.
  *
  * @param options - `vault`, `payTo`, `facilitator` (or `resourceServer`), `routes`, `sweep` (or
  *   `false`), `appName`, `testnet`.
@@ -55,10 +57,17 @@ export async function createPaywall<options extends CreatePaywallOptions>(
   if (!sweeper) return paywall
   const x402 = paywall.middleware
   const middleware: HonoPaywallMiddleware = async (c, next) => {
+    const executionContext = executionContextOf(c)
+    // Before the sale's hook runs: on an edge runtime no sweep may hang on a timer another request set.
+    if (executionContext) sweeper.sweepWithinRequests()
     const answer = await x402(c, next)
-    // The after-settle hook has run by now (x402 awaits it before answering): keep the isolate alive
-    // until the sweep it asked for has ended.
-    executionContextOf(c)?.waitUntil(sweeper.idle())
+    // A request that sold something (x402 answers it with the settlement's PAYMENT-RESPONSE header,
+    // after the after-settle hook has run) sweeps what its sale is owed, within its own `waitUntil`. A
+    // request that sold nothing has nothing to sweep, and takes no turn from one that did.
+    const response = answer instanceof Response ? answer : c.res
+    if (executionContext && response.headers.has('PAYMENT-RESPONSE')) {
+      executionContext.waitUntil(sweeper.idle())
+    }
     return answer
   }
   return { ...paywall, middleware }

@@ -412,8 +412,11 @@ export type VaultActions = {
    * `onNonFatalError`; nothing is thrown into x402.
    *
    * @param resourceServer - An x402 resource server (anything with `onAfterSettle`).
-   * @param options - `minIdleThreshold`, `reserve`, `wallet`, `onIdleDeposit`, `onNonFatalError`, tuning.
-   * @returns The sweeper: `detach()` on shutdown, `depositIdle()` to sweep now with its options.
+   * @param options - `minIdleThreshold`, `reserve`, `wallet`, `onIdleDeposit`, `onNonFatalError`,
+   *   `onPauseChange`, tuning.
+   * @returns The sweeper: `detach()` on shutdown (it finishes the sweeps sales scheduled),
+   *   `depositIdle()` to sweep now with its options, `sweepWithinRequests()` and `idle()` on an edge
+   *   runtime.
    * @example
    * const sweeper = vault.attachToResourceServer(resourceServer, { minIdleThreshold: '10', reserve: '50' })
    * process.on('SIGTERM', () => sweeper.detach())

@@ -1,17 +1,27 @@
 /**
  * examples/cloudflare-worker in workerd (Cloudflare's Workers runtime, from miniflare) against a
- * devnet on 127.0.0.1: bundled with esbuild as wrangler would, with `nodejs_compat`, its keys and URLs
- * as bindings. A real x402 buyer pays it; the paid response comes first and the sweep's deposit lands
- * after it, kept alive by `waitUntil`. Then the Cron Trigger's `scheduled` handler sweeps a transfer
- * the paywall never saw. And the contrast: the same worker called without its execution context, so
- * that the sweep is not handed to `waitUntil`: workerd cancels it with the response.
+ * devnet on 127.0.0.1, on both chains: bundled with esbuild as wrangler would, with `nodejs_compat`,
+ * its keys and URLs as bindings. A real x402 buyer pays it; the paid response comes first and the
+ * sweep's deposit lands after it, kept alive by `waitUntil`. Several sales at once and in quick
+ * succession in one isolate: each request's `waitUntil` holds only work of its own request, every
+ * one of them ends (none is cancelled as hung), and workerd logs no warning and no error. Then the
+ * Cron Trigger's `scheduled` handler sweeps a transfer the paywall never saw. And the contrast: the
+ * same worker called without its execution context, so that the sweep is not handed to `waitUntil`:
+ * workerd cancels it with the response.
+ *
+ * The worker under test is the example wrapped in a few lines that change nothing it does: each
+ * request gets an id (an `x-request-id` answer header, and a prefix on every line it logs, through
+ * AsyncLocalStorage), and the `waitUntil` the example calls logs, in its own request, when the work
+ * handed to it has settled.
  */
 import { builtinModules } from 'node:module'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
+import type { Readable } from 'node:stream'
 import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import {
   createPublicClient,
+  type Hash,
   http,
   isAddressEqual,
   maxUint256,
@@ -24,25 +34,21 @@ import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi } from '../../src/index.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { devnetClients } from '../support/devnet.js'
-import { transferToMerchant, usdcBalance } from '../support/merchant.js'
+import {
+  approvePermit2Once,
+  depositedIn,
+  receiptsFrom,
+  transferToMerchant,
+  usdcBalance,
+} from '../support/merchant.js'
 import { buyerFetch } from '../support/merchantApps.js'
 
-let devnet: Devnet
-let mf: Miniflare
-let workerUrl: URL
-/** The same worker, whose fetch passes Hono no execution context: no `waitUntil`. */
-let mfNoWait: Miniflare
-let noWaitUrl: URL
-/** In front of the devnet's RPC, for the worker without `waitUntil` only. */
-let noWaitRpc: CountingProxy
+const exampleDir = join(import.meta.dirname, '../../examples/cloudflare-worker/src')
 
-const exampleEntry = join(import.meta.dirname, '../../examples/cloudflare-worker/src/index.ts')
-/** Bundles a worker's entry as wrangler would (`stdin`: an entry given as text, beside the example). */
-const bundleWorker = (entry: { entryPoints: string[] } | { stdin: { contents: string } }) =>
+/** Bundles a worker given as text beside the example, as wrangler would bundle an entry. */
+const bundleWorker = (contents: string) =>
   build({
-    ...('stdin' in entry
-      ? { stdin: { ...entry.stdin, resolveDir: dirname(exampleEntry), loader: 'ts' as const } }
-      : entry),
+    stdin: { contents, resolveDir: exampleDir, loader: 'ts' },
     bundle: true,
     write: false,
     format: 'esm',
@@ -67,143 +73,308 @@ const bundleWorker = (entry: { entryPoints: string[] } | { stdin: { contents: st
       js: "import * as nodeBuffer from 'node:buffer';\nconst require = (id) => { if (id === 'buffer' || id === 'node:buffer') return nodeBuffer; throw new Error('require(' + id + ') in a Worker'); };",
     },
     logLevel: 'silent',
-  })
+  }).then((result) => result.outputFiles[0]?.text ?? '')
 
-const operatorKey = generatePrivateKey()
-const operator = privateKeyToAccount(operatorKey).address
-const reserve = parseUsdc('10')
-const price = parseUsdc('0.01')
-
-beforeAll(async () => {
-  const [started, bundle, noWaitBundle] = await Promise.all([
-    startDevnet({ chain: 'base-sepolia', facilitator: true }),
-    bundleWorker({ entryPoints: [exampleEntry] }),
-    bundleWorker({
-      stdin: {
-        contents: `import worker from './index.ts'
-export default { fetch: (request, env) => worker.fetch(request, env) }`,
-      },
-    }),
-  ])
-  devnet = started
-  // The wallet's one-time steps, signed by the wallet: register, approve the router, set the operator.
-  const t = devnetClients(devnet)
-  const wallet = devnet.accounts.merchant.address
-  for (const plan of [
-    await t.readOnly.planInitialize({ wallet }),
-    await t.readOnly.planApproveUsdc({ wallet, amount: maxUint256 }),
-    await t.readOnly.planSetOperator({ wallet, operator }),
-  ]) {
-    const { to, data } = plan.transaction
-    const hash = await t.walletFor(t.merchant).sendTransaction({ to, data })
-    await t.publicClient.waitForTransactionReceipt({ hash })
-  }
-  await t.testClient.setBalance({ address: operator, value: parseEther('1') })
-  noWaitRpc = await startCountingProxy(devnet.rpcUrl)
-  const workerd = (script: string, rpcUrl: string) =>
-    new Miniflare({
-      modules: true,
-      script,
-      compatibilityDate: '2025-09-01',
-      compatibilityFlags: ['nodejs_compat'],
-      bindings: {
-        VAULT_CHAIN: 'base-sepolia',
-        RPC_URL: rpcUrl,
-        MERCHANT_ADDRESS: devnet.accounts.merchant.address,
-        SWEEPER_PRIVATE_KEY: operatorKey,
-        X402_FACILITATOR_URL: devnet.facilitatorUrl ?? '',
-        VAULT_ADDRESSES_JSON: JSON.stringify(devnet.addresses),
-        SWEEP_MIN_IDLE_USDC: '0',
-        SWEEP_RESERVE_USDC: '10',
-      },
-    })
-  mf = workerd(bundle.outputFiles[0]?.text ?? '', devnet.rpcUrl)
-  mfNoWait = workerd(noWaitBundle.outputFiles[0]?.text ?? '', noWaitRpc.url)
-  ;[workerUrl, noWaitUrl] = await Promise.all([mf.ready, mfNoWait.ready])
-}, 120_000)
-
-afterAll(async () => {
-  await Promise.all([mf?.dispose(), mfNoWait?.dispose()])
-  await noWaitRpc?.close()
-  await devnet?.stop()
-})
-
-/** The merchant's next `Deposited` log on the router: its USDC amount and block. */
-function nextDeposit(): Promise<{ amount: bigint; sender: string }> {
-  const client = createPublicClient({ transport: http(devnet.rpcUrl), pollingInterval: 50 })
-  return new Promise((resolve, reject) => {
-    const unwatch = client.watchContractEvent({
-      address: devnet.addresses.router,
-      abi: routerAbi,
-      eventName: 'Deposited',
-      onLogs: (logs) => {
-        const mine = parseEventLogs({ abi: routerAbi, eventName: 'Deposited', logs }).find((log) =>
-          isAddressEqual(log.args.wallet, devnet.accounts.merchant.address),
-        )
-        if (!mine) return
-        unwatch()
-        client
-          .getTransaction({ hash: mine.transactionHash })
-          .then((tx) => resolve({ amount: mine.args.usdcAmount, sender: tx.from }), reject)
-      },
-      onError: (error) => {
-        unwatch()
-        reject(error)
-      },
-    })
-  })
+/**
+ * The example, with each request named: `[request N]` before every line logged while it runs
+ * (AsyncLocalStorage follows its promises and timers), the name in the `x-request-id` answer header,
+ * and `waitUntil settled` logged in the request once the work it handed to `waitUntil` has settled.
+ * A request whose `waitUntil` workerd cancels never logs it.
+ */
+const namedRequests = `import { AsyncLocalStorage } from 'node:async_hooks'
+import worker from './index.ts'
+const current = new AsyncLocalStorage()
+let requests = 0
+for (const level of ['log', 'info', 'warn', 'error']) {
+  const write = console[level].bind(console)
+  console[level] = (...args) => write('[' + (current.getStore() ?? 'isolate') + ']', ...args)
 }
+export default {
+  fetch(request, env, ctx) {
+    const id = 'request ' + ++requests
+    return current.run(id, async () => {
+      const waitUntil = (promise) =>
+        ctx.waitUntil(promise.then(
+          () => console.log('waitUntil settled'),
+          (error) => console.error('waitUntil rejected: ' + error),
+        ))
+      const answer = await worker.fetch(request, env, {
+        waitUntil,
+        passThroughOnException: () => ctx.passThroughOnException(),
+      })
+      const named = new Response(answer.body, answer)
+      named.headers.set('x-request-id', id)
+      return named
+    })
+  },
+  scheduled: (event, env, ctx) => current.run('cron', () => worker.scheduled(event, env, ctx)),
+}`
+/** The example, whose fetch passes Hono no execution context: no `waitUntil`. */
+const withoutWaitUntil = `import worker from './index.ts'
+export default { fetch: (request, env) => worker.fetch(request, env) }`
 
-describe('examples/cloudflare-worker in workerd', () => {
-  it('a buyer pays it; the response comes first, then the deposit lands through waitUntil', async () => {
-    const before = await usdcBalance(devnet, devnet.accounts.merchant.address)
-    const deposit = nextDeposit()
-    const response = await buyerFetch(devnet)(new URL('/weather', workerUrl))
-    expect(response.status).toBe(200)
-    expect(await response.json()).toEqual({ sky: 'clear', celsius: 21 })
-    // The response is out: the sale is paid and the sweep it started has not deposited yet.
-    expect(await usdcBalance(devnet, devnet.accounts.merchant.address)).toBe(before + price)
-    const { amount, sender } = await deposit
-    expect(sender.toLowerCase()).toBe(operator.toLowerCase())
-    const after = await usdcBalance(devnet, devnet.accounts.merchant.address)
-    // Exact accounting: start + received = end + deposited.
-    expect(before + price).toBe(after + amount)
-    expect(after).toBe(reserve)
-  }, 60_000)
+const bundles = Promise.all([bundleWorker(namedRequests), bundleWorker(withoutWaitUntil)])
+const price = parseUsdc('0.01')
+const reserve = parseUsdc('10')
+/** The router's MIN_DEPOSIT: idle USDC below it stays in the wallet. */
+const minDeposit = parseUsdc('10')
 
-  it('the Cron Trigger sweeps what the paywall never saw, with the same rule', async () => {
-    await transferToMerchant(devnet, parseUsdc('30'))
-    const deposit = nextDeposit()
-    // Miniflare types the worker's Fetcher without `scheduled` unless the Workers types are installed.
-    const worker = (await mf.getWorker()) as unknown as {
-      scheduled(options: { cron: string }): Promise<{ outcome: string }>
+/**
+ * What must never be logged: workerd's warnings and errors (a request cancelled as hung, a promise
+ * across requests, an uncaught error), a rejected `waitUntil`, or a problem the sweep reported (the
+ * example logs `sweep <phase>: …`).
+ */
+const workerdTrouble =
+  /uncaught|error|warn|hung|cancel|reject|different request|never generate a response|exceeded|\] sweep [a-z-]+: /i
+
+describe.each(['base-sepolia', 'base'] as const)(
+  'examples/cloudflare-worker in workerd, on %s',
+  (chain) => {
+    let devnet: Devnet
+    let mf: Miniflare
+    let workerUrl: URL
+    /** The same worker, whose fetch passes Hono no execution context: no `waitUntil`. */
+    let mfNoWait: Miniflare
+    let noWaitUrl: URL
+    /** In front of the devnet's RPC, for the worker without `waitUntil` only. */
+    let noWaitRpc: CountingProxy
+    /** Every line workerd wrote (stdout and stderr) for the worker with `waitUntil`. */
+    const lines: string[] = []
+    const lineWaiters = new Set<() => void>()
+    const operatorKey = generatePrivateKey()
+    const operator = privateKeyToAccount(operatorKey).address
+    const merchant = () => devnet.accounts.merchant.address
+
+    /** Resolves once a line at or after `from` matches. */
+    const logged = (match: RegExp, from = 0) =>
+      new Promise<string>((resolve) => {
+        const check = () => {
+          const line = lines.slice(from).find((text) => match.test(text))
+          if (!line) return
+          lineWaiters.delete(check)
+          resolve(line)
+        }
+        lineWaiters.add(check)
+        check()
+      })
+    /** Collects workerd's output, line by line. */
+    const collect = (stream: Readable) => {
+      let rest = ''
+      stream.on('data', (chunk: Buffer) => {
+        const text = rest + chunk.toString()
+        const parts = text.split('\n')
+        rest = parts.pop() ?? ''
+        lines.push(...parts.filter((line) => line.trim() !== ''))
+        for (const check of [...lineWaiters]) check()
+      })
     }
-    const result = await worker.scheduled({ cron: '*/10 * * * *' })
-    expect(result.outcome).toBe('ok')
-    const { amount, sender } = await deposit
-    expect(amount).toBe(parseUsdc('30'))
-    expect(sender.toLowerCase()).toBe(operator.toLowerCase())
-    expect(await usdcBalance(devnet, devnet.accounts.merchant.address)).toBe(reserve)
-  }, 60_000)
 
-  it('a sweep not handed to waitUntil: workerd cancels it with the response, and it never deposits', async () => {
-    // Enough idle USDC that either sale's sweep would deposit it (above the vault's minimum).
-    await transferToMerchant(devnet, parseUsdc('30'))
-    const before = await usdcBalance(devnet, devnet.accounts.merchant.address)
-    const deposit = nextDeposit()
-    // The worker without waitUntil sells; its sweep is due 250 ms (the debounce) after the settlement.
-    const pay = buyerFetch(devnet)
-    const cut = await pay(new URL('/weather', noWaitUrl))
-    expect(cut.status).toBe(200)
-    const sentBeforeResponse = noWaitRpc.requests
-    // Then the worker with waitUntil sells: its sweep starts later than the first one was due, and it
-    // deposits both sales and the 30 USDC; had the first sweep run, it would have deposited first.
-    expect((await pay(new URL('/weather', workerUrl))).status).toBe(200)
-    const { amount, sender } = await deposit
-    expect(sender.toLowerCase()).toBe(operator.toLowerCase())
-    expect(amount).toBe(before + 2n * price - reserve)
-    // The isolate without waitUntil sent nothing after its response: the sweep never started.
-    expect(noWaitRpc.requests).toBe(sentBeforeResponse)
-    expect(await usdcBalance(devnet, devnet.accounts.merchant.address)).toBe(reserve)
-  }, 60_000)
-})
+    beforeAll(async () => {
+      const [started, [named, noWait]] = await Promise.all([
+        startDevnet({ chain, facilitator: true }),
+        bundles,
+      ])
+      devnet = started
+      // The wallet's one-time steps, signed by the wallet: register, approve the router, set the operator.
+      const t = devnetClients(devnet)
+      const wallet = merchant()
+      for (const plan of [
+        await t.readOnly.planInitialize({ wallet }),
+        await t.readOnly.planApproveUsdc({ wallet, amount: maxUint256 }),
+        await t.readOnly.planSetOperator({ wallet, operator }),
+      ]) {
+        const { to, data } = plan.transaction
+        const hash = await t.walletFor(t.merchant).sendTransaction({ to, data })
+        await t.publicClient.waitForTransactionReceipt({ hash })
+      }
+      await t.testClient.setBalance({ address: operator, value: parseEther('1') })
+      // A buyer who pays often approves Permit2 once (Base Sepolia): concurrent payments then need no
+      // sponsored permit each, whose nonces would compete.
+      await approvePermit2Once(devnet)
+      noWaitRpc = await startCountingProxy(devnet.rpcUrl)
+      const workerd = (script: string, rpcUrl: string, output?: (stream: Readable) => void) =>
+        new Miniflare({
+          modules: true,
+          script,
+          compatibilityDate: '2025-09-01',
+          compatibilityFlags: ['nodejs_compat'],
+          ...(output
+            ? {
+                handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
+                  output(stdout)
+                  output(stderr)
+                },
+              }
+            : {}),
+          bindings: {
+            VAULT_CHAIN: chain,
+            RPC_URL: rpcUrl,
+            MERCHANT_ADDRESS: wallet,
+            SWEEPER_PRIVATE_KEY: operatorKey,
+            X402_FACILITATOR_URL: devnet.facilitatorUrl ?? '',
+            VAULT_ADDRESSES_JSON: JSON.stringify(devnet.addresses),
+            SWEEP_MIN_IDLE_USDC: '0',
+            SWEEP_RESERVE_USDC: '10',
+          },
+        })
+      mf = workerd(named, devnet.rpcUrl, collect)
+      mfNoWait = workerd(noWait, noWaitRpc.url)
+      ;[workerUrl, noWaitUrl] = await Promise.all([mf.ready, mfNoWait.ready])
+    }, 120_000)
+
+    afterAll(async () => {
+      await Promise.all([mf?.dispose(), mfNoWait?.dispose()])
+      await noWaitRpc?.close()
+      await devnet?.stop()
+    })
+
+    /** The merchant's next `Deposited` log on the router: its USDC amount and sender. */
+    function nextDeposit(): Promise<{ amount: bigint; sender: string }> {
+      const client = createPublicClient({ transport: http(devnet.rpcUrl), pollingInterval: 50 })
+      return new Promise((resolve, reject) => {
+        const unwatch = client.watchContractEvent({
+          address: devnet.addresses.router,
+          abi: routerAbi,
+          eventName: 'Deposited',
+          onLogs: (logs) => {
+            const mine = parseEventLogs({ abi: routerAbi, eventName: 'Deposited', logs }).find(
+              (log) => isAddressEqual(log.args.wallet, merchant()),
+            )
+            if (!mine) return
+            unwatch()
+            client
+              .getTransaction({ hash: mine.transactionHash })
+              .then((tx) => resolve({ amount: mine.args.usdcAmount, sender: tx.from }), reject)
+          },
+          onError: (error) => {
+            unwatch()
+            reject(error)
+          },
+        })
+      })
+    }
+
+    /** Waits until each request's `waitUntil` has settled, in its own request. */
+    const allSettled = (ids: string[], from: number) =>
+      Promise.all(ids.map((id) => logged(new RegExp(`^\\[${id}\\] waitUntil settled$`), from)))
+
+    it('a buyer pays it; the response comes first, then the deposit lands through waitUntil', async () => {
+      const from = lines.length
+      const before = await usdcBalance(devnet, merchant())
+      const deposit = nextDeposit()
+      const response = await buyerFetch(devnet)(new URL('/weather', workerUrl))
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ sky: 'clear', celsius: 21 })
+      // The response is out: the sale is paid and the sweep it started has not deposited yet.
+      expect(await usdcBalance(devnet, merchant())).toBe(before + price)
+      const { amount, sender } = await deposit
+      expect(sender.toLowerCase()).toBe(operator.toLowerCase())
+      const after = await usdcBalance(devnet, merchant())
+      // Exact accounting: start + received = end + deposited.
+      expect(before + price).toBe(after + amount)
+      expect(after).toBe(reserve)
+      await allSettled([response.headers.get('x-request-id') ?? ''], from)
+      expect(lines.slice(from).filter((line) => workerdTrouble.test(line))).toEqual([])
+    }, 60_000)
+
+    it('sales at once and in quick succession in one isolate: each request sweeps within its own waitUntil, and workerd warns of nothing', async () => {
+      const from = lines.length
+      const firstBlock =
+        (await devnetClients(devnet).publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+      // Enough idle USDC that the burst's sweep deposits (above the vault's minimum).
+      await transferToMerchant(devnet, parseUsdc('30'))
+      const before = await usdcBalance(devnet, merchant())
+      const pay = buyerFetch(devnet)
+      const url = new URL('/weather', workerUrl)
+      // Five at once…
+      const responses = await Promise.all(Array.from({ length: 5 }, () => pay(url)))
+      // …then four, each sent as soon as the one before is answered, each after a transfer that makes
+      // its sweep deposit (a sale's 0.01 USDC alone is below the vault's minimum).
+      let transferred = 0n
+      for (let i = 0; i < 4; i++) {
+        await transferToMerchant(devnet, minDeposit)
+        transferred += minDeposit
+        responses.push(await pay(url))
+      }
+      expect(responses.map((response) => response.status)).toEqual(Array(9).fill(200))
+      const ids = responses.map((response) => response.headers.get('x-request-id') ?? '')
+      expect(new Set(ids).size).toBe(9)
+
+      // Every request's waitUntil ends, in that request: none is cancelled as hung, none waits for
+      // another request.
+      await allSettled(ids, from)
+      const output = lines.slice(from)
+      expect(output.filter((line) => workerdTrouble.test(line))).toEqual([])
+      // Each deposit was made inside a sale's request, before that request's waitUntil settled.
+      const deposits = output.flatMap((line, index) => {
+        const match = /^\[(request \d+)\] deposited ([\d.]+) USDC: (0x[0-9a-f]{64})$/.exec(line)
+        if (!match) return []
+        const [, id = '', usdc = '', txHash = ''] = match
+        return [{ id, amount: parseUsdc(usdc), txHash: txHash as Hash, index }]
+      })
+      // How many deposits depends on timing (a sweep that reads late covers more sales); at least the
+      // burst's 30 USDC went in.
+      expect(deposits.length).toBeGreaterThanOrEqual(1)
+      for (const deposit of deposits) {
+        expect(ids).toContain(deposit.id)
+        const settledAt = output.indexOf(`[${deposit.id}] waitUntil settled`)
+        expect(settledAt).toBeGreaterThan(deposit.index)
+      }
+
+      // Once the last waitUntil has settled, and no request after it: everything the rule deposits is
+      // in the vault, and every unit is accounted for (wallet + vault).
+      const after = await usdcBalance(devnet, merchant())
+      expect(after).toBeGreaterThanOrEqual(reserve)
+      expect(after - reserve).toBeLessThan(minDeposit)
+      const received = transferred + 9n * price
+      const receipts = await receiptsFrom(devnet, operator, firstBlock)
+      expect(receipts.every((receipt) => receipt.status === 'success')).toBe(true)
+      const onChain = depositedIn(devnet, receipts, merchant())
+      expect(onChain).toEqual(deposits.map((deposit) => deposit.amount))
+      expect(receipts.map((receipt) => receipt.transactionHash)).toEqual(
+        deposits.map((deposit) => deposit.txHash),
+      )
+      expect(before + received).toBe(after + onChain.reduce((sum, amount) => sum + amount, 0n))
+    }, 90_000)
+
+    it('the Cron Trigger sweeps what the paywall never saw, with the same rule', async () => {
+      const from = lines.length
+      const idle = (await usdcBalance(devnet, merchant())) - reserve
+      await transferToMerchant(devnet, parseUsdc('30'))
+      const deposit = nextDeposit()
+      // Miniflare types the worker's Fetcher without `scheduled` unless the Workers types are installed.
+      const worker = (await mf.getWorker()) as unknown as {
+        scheduled(options: { cron: string }): Promise<{ outcome: string }>
+      }
+      const result = await worker.scheduled({ cron: '*/10 * * * *' })
+      expect(result.outcome).toBe('ok')
+      const { amount, sender } = await deposit
+      expect(amount).toBe(idle + parseUsdc('30'))
+      expect(sender.toLowerCase()).toBe(operator.toLowerCase())
+      expect(await usdcBalance(devnet, merchant())).toBe(reserve)
+      await logged(/^\[cron\] cron: deposited/, from)
+      expect(lines.slice(from).filter((line) => workerdTrouble.test(line))).toEqual([])
+    }, 60_000)
+
+    it('a sweep not handed to waitUntil: workerd cancels it with the response, and it never deposits', async () => {
+      // Enough idle USDC that either sale's sweep would deposit it (above the vault's minimum).
+      await transferToMerchant(devnet, parseUsdc('30'))
+      const before = await usdcBalance(devnet, merchant())
+      const deposit = nextDeposit()
+      // The worker without waitUntil sells; its sweep is due 250 ms (the debounce) after the settlement.
+      const pay = buyerFetch(devnet)
+      const cut = await pay(new URL('/weather', noWaitUrl))
+      expect(cut.status).toBe(200)
+      const sentBeforeResponse = noWaitRpc.requests
+      // Then the worker with waitUntil sells: its sweep starts later than the first one was due, and it
+      // deposits both sales and the 30 USDC; had the first sweep run, it would have deposited first.
+      expect((await pay(new URL('/weather', workerUrl))).status).toBe(200)
+      const { amount, sender } = await deposit
+      expect(sender.toLowerCase()).toBe(operator.toLowerCase())
+      expect(amount).toBe(before + 2n * price - reserve)
+      // The isolate without waitUntil sent nothing after its response: the sweep never started.
+      expect(noWaitRpc.requests).toBe(sentBeforeResponse)
+      expect(await usdcBalance(devnet, merchant())).toBe(reserve)
+    }, 60_000)
+  },
+)

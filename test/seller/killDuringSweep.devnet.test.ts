@@ -2,7 +2,9 @@
  * A merchant process killed (SIGKILL) while its sweep's deposit is in flight: the proxy holds the
  * deposit's send until the process is dead, then either lets it reach the node (it is mined without
  * its sender) or drops it. Restarted with the same key, the merchant's next sweep deposits the idle
- * USDC that is left, and every base unit is accounted for on chain.
+ * USDC that is left, and every base unit is accounted for on chain. And a merchant stopped (SIGTERM)
+ * right after a sale, while the sale's sweep still waits out its debounce: the sweep runs at once and
+ * deposits before the process exits.
  */
 import { describe, expect, it } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
@@ -100,4 +102,35 @@ describe('a merchant killed during a sweep', () => {
       }
     },
   )
+
+  it('stopped (SIGTERM) while a sale’s sweep waits out its debounce: the sweep deposits at once, before the process exits', async () => {
+    const merchant = devnet.accounts.merchant.address
+    const start = await usdcBalance(devnet, merchant)
+    const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+    // 10 USDC is idle from the start: the sale (1 USDC) makes a sweep of 11 USDC.
+    const reserve = start - parseUsdc('10')
+    // A debounce no test waits out: the sweep is still scheduled when SIGTERM arrives.
+    const debounceMs = 30_000
+    const shop = spawnMerchant(devnet, proxy.url, reserve, { debounceMs })
+    try {
+      const port = Number((await shop.next('ready')).port)
+      const from = rpc.calls.length
+      expect((await buyerFetch(devnet)(`http://127.0.0.1:${port}/paid`)).status).toBe(200)
+      // Nothing was sent for the sweep before the signal: it is scheduled, not started.
+      expect(rpc.indexOf(isSend, from)).toBe(-1)
+      shop.kill('SIGTERM')
+      const stoppedAt = Date.now()
+      expect(await shop.exited).toBe(0)
+      expect(Date.now() - stoppedAt).toBeLessThan(debounceMs)
+      expect(shop.events.map((event) => event.type)).toEqual(['ready', 'deposit', 'closed'])
+      expect(shop.events[1]?.idleAmount).toBe(parseUsdc('11').toString())
+
+      const receipts = await receiptsFrom(devnet, merchant, firstBlock)
+      expect(receipts.map((receipt) => receipt.status)).toEqual(['success'])
+      expect(depositedIn(devnet, receipts, merchant)).toEqual([parseUsdc('11')])
+      expect(await usdcBalance(devnet, merchant)).toBe(reserve)
+    } finally {
+      shop.kill()
+    }
+  })
 })

@@ -1,15 +1,17 @@
 /**
  * The sweeper of `attachToResourceServer` on the devnet, driven through its after-settle hook with
  * crafted contexts: what counts as income, deduplication, coalescing, retries by phase, callbacks that
- * throw, `detach()`, the timer and the manual sweep. The money is real (transfers to the merchant on
+ * throw, `detach()` (which finishes a sweep still in its debounce), the timer, the manual sweep, the
+ * report of a pause, and the account named when a sweep lacks gas. The money is real (transfers to the merchant on
  * the devnet); the merchant's RPC traffic passes a proxy that records it and injects faults.
  */
 import { createWalletClient, type Hash, http, isAddressEqual, keccak256, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
   type AttachToResourceServerOptions,
+  type PauseChange,
   parseUsdc,
   routerAbi,
   type SettlementHookContext,
@@ -41,9 +43,10 @@ useMerchantDevnet({ chain: 'base-sepolia' }, (m) => ({ devnet, t, proxy, rpc } =
 
 const sweepers: Sweeper[] = []
 afterEach(async () => {
-  for (const sweeper of sweepers.splice(0)) await sweeper.detach()
+  // Faults off first: detach() runs a sweep still in its debounce.
   rpc.setRule(undefined)
   proxy.setFault(undefined)
+  for (const sweeper of sweepers.splice(0)) await sweeper.detach()
 })
 
 let hashCount = 0
@@ -606,6 +609,40 @@ describe('detach, the timer and the manual sweep', () => {
     expect(rpc.sweepReads() - readsBefore).toBe(1)
   })
 
+  it('detach() while a sale’s sweep waits out its debounce: the sweep runs now and has deposited when detach resolves', async () => {
+    const { events, target, sweeper, reserve } = await attach({ debounceMs: 60_000 })
+    await transferToMerchant(devnet, parseUsdc('10'))
+    const context = settlementContext()
+    await target.settle(context)
+    const readsBefore = rpc.sweepReads()
+    await sweeper.detach()
+    // Not dropped, not 60 s later: deposited before detach resolved.
+    expect(await usdcBalance(devnet, devnet.accounts.merchant.address)).toBe(reserve)
+    expect(rpc.sweepReads() - readsBefore).toBe(1)
+    await events.deposited()
+    expect(events.deposits[0]).toMatchObject({ idleAmount: parseUsdc('10') })
+    expect(events.deposits[0]?.settlements.map((s) => s.txHash)).toEqual([
+      context.result.transaction,
+    ])
+    expect(events.problems).toEqual([])
+  })
+
+  it('detach() while the RPC fails: the scheduled sweep makes one attempt and says the money waits (willRetry: false)', async () => {
+    const { events, target, sweeper, reserve } = await attach({ debounceMs: 60_000 })
+    await transferToMerchant(devnet, parseUsdc('10'))
+    await target.settle(settlementContext())
+    proxy.setFault({ kind: 'status', status: 503 })
+    await sweeper.detach()
+    await events.problem(() => true)
+    expect(events.problems).toMatchObject([{ phase: 'balance-read', willRetry: false }])
+    expect(events.deposits).toEqual([])
+    proxy.setFault(undefined)
+    // Handed over: the money waits in the wallet for the next sweep.
+    expect(await usdcBalance(devnet, devnet.accounts.merchant.address)).toBe(
+      reserve + parseUsdc('10'),
+    )
+  })
+
   it('sweepIntervalMs sweeps money that arrived without a sale', async () => {
     const { events, sweeper } = await attach({ sweepIntervalMs: 100 })
     await transferToMerchant(devnet, parseUsdc('25'))
@@ -669,3 +706,106 @@ async function setAnvilChainId(chainId: number): Promise<void> {
   const answer = (await response.json()) as { error?: { message: string } }
   if (answer.error) throw new Error(`anvil_setChainId: ${answer.error.message}`)
 }
+
+describe('nothing stops in silence', () => {
+  it('deposits paused: said once when a sweep finds them paused, and once when a later sweep finds them open', async () => {
+    const changes: PauseChange[] = []
+    let changed = () => {}
+    const untilChanges = (count: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (changes.length >= count) resolve()
+          else changed = check
+        }
+        check()
+      })
+    const logged = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const { events, target, sweeper, reserve } = await attach({
+        onPauseChange: (change) => {
+          changes.push(change)
+          changed()
+        },
+      })
+      await t.asDeployer(devnet.addresses.router, 'function pauseDeposits()')
+      const wallet = devnet.accounts.merchant.address
+      // Two sales while paused, each swept (and a manual sweep after each): the first sweep says so,
+      // the later ones say nothing new.
+      for (const amount of ['12', '3']) {
+        await transferToMerchant(devnet, parseUsdc(amount))
+        await target.settle(settlementContext())
+        expect(await afterScheduledSweeps(sweeper)).toMatchObject({ reason: 'paused' })
+      }
+      await untilChanges(1)
+      expect(changes).toEqual([
+        {
+          paused: true,
+          wallet,
+          walletBalance: reserve + parseUsdc('12'),
+          idleAmount: parseUsdc('12'),
+        },
+      ])
+      expect(events.problems).toEqual([])
+      expect(logged.mock.calls.map(([line]) => line)).toEqual([
+        `x402-vault: deposits into the vault are paused: 12 USDC idle in ${wallet} waits there until they resume (sales still settle; withdrawals still work).`,
+      ])
+      expect(events.deposits).toEqual([])
+
+      // Open again: the next sale's sweep says so, and deposits all that waited.
+      await t.asDeployer(devnet.addresses.router, 'function unpauseDeposits()')
+      await transferToMerchant(devnet, parseUsdc('1'))
+      await target.settle(settlementContext())
+      await events.deposited()
+      await untilChanges(2)
+      expect(changes[1]).toEqual({
+        paused: false,
+        wallet,
+        walletBalance: reserve + parseUsdc('16'),
+        idleAmount: parseUsdc('16'),
+      })
+      expect(logged.mock.calls.map(([line]) => line)).toEqual([
+        expect.stringContaining('are paused'),
+        `x402-vault: deposits into the vault are open again: sweeping ${wallet} resumes.`,
+      ])
+      expect(events.deposits.map((d) => d.idleAmount)).toEqual([parseUsdc('16')])
+      expect(events.problems).toEqual([])
+    } finally {
+      logged.mockRestore()
+    }
+  })
+
+  it('an onPauseChange that throws is an observer problem', async () => {
+    const logged = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const { events, target } = await attach({
+        onPauseChange: () => {
+          throw new Error('pager is down')
+        },
+      })
+      await t.asDeployer(devnet.addresses.router, 'function pauseDeposits()')
+      await target.settle(settlementContext())
+      await events.problem((problem) => problem.phase === 'observer')
+      expect(events.problems.map(({ phase, error }) => [phase, error.message])).toEqual([
+        ['observer', 'onPauseChange failed: pager is down'],
+      ])
+    } finally {
+      logged.mockRestore()
+    }
+  })
+
+  it('a sending key without ETH: the deposit problem names the account to fund', async () => {
+    const { events, target } = await attach()
+    const account = devnet.accounts.merchant.address
+    await transferToMerchant(devnet, parseUsdc('10'))
+    await t.testClient.setBalance({ address: account, value: 0n })
+    await target.settle(settlementContext())
+    await events.problem((problem) => problem.phase === 'deposit')
+    const [problem] = events.problems
+    expect(problem).toMatchObject({ phase: 'deposit', willRetry: false })
+    expect(problem?.error.code).toBe('INSUFFICIENT_FUNDS_FOR_GAS')
+    expect(problem?.error.details).toEqual({ account, chain: 'base-sepolia' })
+    expect(problem?.error.message).toContain(
+      `${account}, the key that sends every sweep, has too little ETH for gas on base-sepolia. Send it ETH`,
+    )
+  })
+})

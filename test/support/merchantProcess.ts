@@ -8,7 +8,9 @@
  * `swept` (after a `sweep` command: its result, or `failed` with the error code), `switched` and
  * `closed`. On stdin it takes `sweep` (a manual sweep), `sweeper on <reserve>` or `sweeper off` (a
  * new paywall in place of the old one, which is closed: the same process in the other shape, without
- * another start) and `close` (close the paywall and exit).
+ * another start) and `close` (close the paywall and exit). SIGTERM closes it too, as a deployment's
+ * shutdown does: the server stops, then the paywall (`close()`), then `closed` and exit 0.
+ * `DEBOUNCE_MS` sets the sweeper's debounce (default 0).
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -47,7 +49,7 @@ const paywallWith = (sweeper: boolean, reserve: bigint) =>
       : {
           minIdleThreshold: '0',
           reserve,
-          debounceMs: 0,
+          debounceMs: Number(env.DEBOUNCE_MS ?? 0),
           retry: { initialDelayMs: 50 },
           onIdleDeposit: (deposit) => say({ type: 'deposit', ...deposit }),
           onNonFatalError: ({ phase, error, willRetry }) =>
@@ -64,6 +66,13 @@ app.get('/paid', (_req, res) => {
 const server = createServer(app)
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 say({ type: 'ready', port: (server.address() as AddressInfo).port })
+
+process.once('SIGTERM', async () => {
+  server.close()
+  await paywall.close()
+  say({ type: 'closed' })
+  process.exit(0)
+})
 
 for await (const line of createInterface({ input: process.stdin })) {
   if (line === 'sweep' && paywall.sweeper) {

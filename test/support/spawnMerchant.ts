@@ -19,8 +19,8 @@ export type MerchantProcess = {
   send: (command: string) => void
   /** Asks it to close the paywall and exit; resolves with its exit code. */
   close: () => Promise<number | null>
-  /** SIGKILLs it: no clean-up runs. */
-  kill: () => void
+  /** SIGKILLs it (no clean-up runs), or sends it `signal`. */
+  kill: (signal?: NodeJS.Signals) => void
   /** Resolves with its exit code (or `null` when killed by a signal). */
   exited: Promise<number | null>
 }
@@ -32,7 +32,8 @@ export type MerchantProcess = {
  * @param devnet - The devnet, with its facilitator.
  * @param rpcUrl - Where the process sends its RPC requests.
  * @param reserve - The sweeper's reserve, in base units.
- * @param options - `sweep: false` turns its in-process sweeper off.
+ * @param options - `sweep: false` turns its in-process sweeper off; `debounceMs`, the sweeper's
+ *   debounce (default 0).
  * @returns The process.
  * @example
  * const shop = spawnMerchant(devnet, proxy.url, start - parseUsdc('10'))
@@ -42,7 +43,7 @@ export function spawnMerchant(
   devnet: Devnet,
   rpcUrl: string,
   reserve: bigint,
-  options: { sweep?: false } = {},
+  options: { sweep?: false; debounceMs?: number } = {},
 ): MerchantProcess {
   const child: ChildProcess = spawn(
     process.execPath,
@@ -57,6 +58,7 @@ export function spawnMerchant(
         MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
         RESERVE: reserve.toString(),
         ...(options.sweep === false ? { SWEEP: 'off' } : {}),
+        ...(options.debounceMs === undefined ? {} : { DEBOUNCE_MS: String(options.debounceMs) }),
       },
       stdio: ['pipe', 'pipe', 'inherit'],
     },
@@ -89,8 +91,8 @@ export function spawnMerchant(
       child.stdin?.end('close\n')
       return exited
     },
-    kill: () => {
-      child.kill('SIGKILL')
+    kill: (signal = 'SIGKILL') => {
+      child.kill(signal)
     },
     exited,
   }

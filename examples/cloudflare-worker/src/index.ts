@@ -1,8 +1,9 @@
 /**
  * A Cloudflare Worker that sells `GET /weather` through the x402 paywall and sweeps the revenue into
  * the vault:
- * - after each sale the sweep is handed to the request's `waitUntil` (x402-vault/hono does it), so the
- *   deposit completes after the response is sent;
+ * - after each sale the request's `waitUntil` holds the sweep its sale is owed, run within that
+ *   request (x402-vault/hono does it), so the deposit completes after the response is sent and no
+ *   request waits on another's promise;
  * - a Cron Trigger (`scheduled`) runs one sweep with the same rule, for whatever a sale's sweep missed.
  *
  * Everything comes from the Worker's bindings (wrangler.jsonc `vars` and `wrangler secret put`), never

@@ -12,6 +12,11 @@ export type WatchState = {
   startedAt: number
   /** `alone` without a lock; with one, `holder` or `standby`. */
   role: 'alone' | 'holder' | 'standby'
+  /**
+   * With `--lock`: when Postgres last answered a query of the lock, and when one last failed (or the
+   * lock was lost). `undefined` without a lock.
+   */
+  lock: { answeredAt: number | undefined; failedAt: number | undefined } | undefined
   headBlock: bigint | undefined
   /** The last block the inflow scan has read. */
   scannedBlock: bigint
@@ -45,19 +50,72 @@ export const lagBlocks = (state: WatchState): bigint | null =>
       : 0n
 
 /**
- * Whether the sweeper is healthy: its inflow scan succeeded lately (within `staleMs`) and did not
- * fail since.
+ * Why a sweeper cannot promise that money above the threshold will be swept:
+ * - `chain`: its inflow scan has not succeeded within the stale window, or failed since (the RPC does
+ *   not answer: inflows go unseen, and no sweep could send);
+ * - `lock`: with `--lock`, it does not hold the lock and Postgres has not answered within the stale
+ *   window, or failed since: it cannot take over, and may be the only sweeper left;
+ * - `sweep`: its last sweep failed, every attempt (the next one may succeed).
  */
-export function isHealthy(state: WatchState, staleMs: number, now = Date.now()): boolean {
-  if (state.lastScanOkAt === undefined || now - state.lastScanOkAt > staleMs) return false
-  return state.lastScanErrorAt === undefined || state.lastScanErrorAt < state.lastScanOkAt
+export type HealthProblem = 'chain' | 'lock' | 'sweep'
+
+/** What `/healthz` says: its status, and why when it is `degraded`. */
+export type Health = {
+  /**
+   * `ok`: this sweeper sweeps (no lock, or it holds the lock) and nothing is wrong. `standby`: another
+   * sweeper holds the lock, and this one, whose RPC and Postgres answer, takes over when that one
+   * stops. `degraded`: `problems` says why money above the threshold may not be swept.
+   */
+  status: 'ok' | 'standby' | 'degraded'
+  problems: HealthProblem[]
 }
 
-/** `GET /healthz`'s body. */
-export function healthBody(state: WatchState, staleMs: number) {
+/** Whether `answeredAt` is within `staleMs` of `now` and no failure came after it. */
+const answersLately = (
+  answeredAt: number | undefined,
+  failedAt: number | undefined,
+  staleMs: number,
+  now: number,
+) =>
+  answeredAt !== undefined &&
+  now - answeredAt <= staleMs &&
+  (failedAt === undefined || failedAt < answeredAt)
+
+/**
+ * The sweeper's health: `ok`, `standby` or `degraded` with its problems (see {@link Health}). A chain
+ * without new blocks is no problem while the RPC answers.
+ *
+ * @param state - The sweeper's state.
+ * @param staleMs - How old the last scan (or Postgres answer) may be.
+ * @param now - The time to judge at.
+ * @returns The status and the problems.
+ */
+export function healthOf(state: WatchState, staleMs: number, now = Date.now()): Health {
+  const problems: HealthProblem[] = []
+  if (!answersLately(state.lastScanOkAt, state.lastScanErrorAt, staleMs, now)) {
+    problems.push('chain')
+  }
+  if (
+    state.lock &&
+    state.role !== 'holder' &&
+    !answersLately(state.lock.answeredAt, state.lock.failedAt, staleMs, now)
+  ) {
+    problems.push('lock')
+  }
+  if (state.lastSweep?.reason === 'failed') problems.push('sweep')
+  const status = problems.length > 0 ? 'degraded' : state.role === 'standby' ? 'standby' : 'ok'
+  return { status, problems }
+}
+
+/** `GET /healthz`'s body, with the health it reports (by default, as of now). */
+export function healthBody(
+  state: WatchState,
+  staleMs: number,
+  health: Health = healthOf(state, staleMs),
+) {
   const iso = (at: number | undefined) => (at === undefined ? null : new Date(at).toISOString())
   return toJsonSafe({
-    status: isHealthy(state, staleMs) ? 'ok' : 'degraded',
+    ...health,
     chain: state.chain,
     wallet: state.wallet,
     sender: state.sender,
@@ -67,6 +125,7 @@ export function healthBody(state: WatchState, staleMs: number) {
     scannedBlock: state.scannedBlock,
     lagBlocks: lagBlocks(state),
     lastScanAt: iso(state.lastScanOkAt),
+    lastLockAnswerAt: iso(state.lock?.answeredAt),
     lastSweep: state.lastSweep
       ? {
           ...state.lastSweep,
@@ -152,11 +211,12 @@ export function metricsText(state: WatchState): string {
 }
 
 /**
- * Serves `GET /healthz` (200 when healthy, else 503, with a JSON body) and `GET /metrics`
- * (Prometheus text) on `host:port`.
+ * Serves `GET /healthz` (200 for `ok` and `standby`, 503 for `degraded`, with a JSON body: see
+ * {@link healthOf}) and `GET /metrics` (Prometheus text) on `host:port`.
  *
  * @param state - Read on each request.
- * @param options - `host`, `port` (0 for a free one), `staleMs` (how old a scan may be and still be healthy).
+ * @param options - `host`, `port` (0 for a free one), `staleMs` (how old a scan, or Postgres's last
+ *   answer, may be and still be healthy).
  * @returns The server and its URL.
  */
 export async function startHealthServer(
@@ -170,10 +230,10 @@ export async function startHealthServer(
       return
     }
     if (path === '/healthz') {
-      const healthy = isHealthy(state, options.staleMs)
+      const health = healthOf(state, options.staleMs)
       response
-        .writeHead(healthy ? 200 : 503, { 'Content-Type': 'application/json' })
-        .end(`${JSON.stringify(healthBody(state, options.staleMs))}\n`)
+        .writeHead(health.status === 'degraded' ? 503 : 200, { 'Content-Type': 'application/json' })
+        .end(`${JSON.stringify(healthBody(state, options.staleMs, health))}\n`)
       return
     }
     if (path === '/metrics') {

@@ -22,7 +22,7 @@ export type InflowWatchOptions = {
   maxBackoffMs: number
   onHead: (head: bigint) => void
   onInflow: (inflow: Inflow) => void
-  /** A chunk up to `block` was read. */
+  /** Every block up to `block` has been read: after each chunk, and after each poll that succeeded. */
   onScanned: (block: bigint) => void
   onProblem: (error: VaultError, retryInMs: number) => void
 }
@@ -73,6 +73,8 @@ export function watchInflows(
         options.onScanned(scanned)
         if (stopped) return
       }
+      // Read up to the head, new blocks or not: an idle chain is no stale scan.
+      options.onScanned(scanned)
       failures = 0
     } catch (error) {
       failures++

@@ -42,6 +42,8 @@ export type LockEvents = {
   problem: (message: string) => void
   /** Another sweeper holds the lock: this one waits (once per `acquire`). */
   waiting: () => void
+  /** Postgres answered a query of the lock (a try to take it, a heartbeat, a check before a send). */
+  answered?: () => void
 }
 
 export type SweepLock = {
@@ -163,6 +165,7 @@ export async function postgresLock(
     try {
       await ask('SELECT 1')
       if (client === asked) lastOkAt = Date.now()
+      events.answered?.()
     } catch (error) {
       lose(`the lock's session did not answer: ${(error as Error).message}`, asked)
     }
@@ -184,6 +187,7 @@ export async function postgresLock(
           try {
             if (!client) await connect()
             const { rows } = await ask('SELECT pg_try_advisory_lock($1::bigint) AS locked', [key])
+            events.answered?.()
             if ((rows[0] as { locked?: boolean } | undefined)?.locked === true) {
               held = true
               lastOkAt = Date.now()
@@ -225,6 +229,7 @@ export async function postgresLock(
       }
       if (!held || client !== asked) throw fail('the lock was lost')
       lastOkAt = Date.now()
+      events.answered?.()
     },
     async release() {
       clearInterval(heartbeat)

@@ -43,6 +43,11 @@ export type WatchSettings = {
   lockTiming?: LockTiming | undefined
   /** Warn when idle USDC above the threshold has waited longer than this, in ms. */
   maxIdleWaitMs: number
+  /**
+   * `/healthz` is `degraded` once the last scan (or, with the lock, Postgres's last answer) is older
+   * than this, in ms. Default: 3 × `pollMs`, and at least 30 s.
+   */
+  healthStaleMs?: number | undefined
   emit: (event: WatchEvent) => void
 }
 
@@ -74,6 +79,7 @@ export async function runWatchSweeper(settings: WatchSettings, stop: AbortSignal
     sender,
     startedAt: Date.now(),
     role: settings.lockUrl ? 'standby' : 'alone',
+    lock: settings.lockUrl ? { answeredAt: undefined, failedAt: undefined } : undefined,
     headBlock: startBlock,
     scannedBlock: startBlock,
     lastScanOkAt: Date.now(),
@@ -93,6 +99,7 @@ export async function runWatchSweeper(settings: WatchSettings, stop: AbortSignal
   ) => {
     state.errors[phase] = (state.errors[phase] ?? 0) + 1
     state.lastError = { at: Date.now(), phase, code: error.code, message: error.message }
+    if (phase === 'lock' && state.lock) state.lock.failedAt = Date.now()
     emit({ event: 'problem', phase, code: error.code, message: error.message, willRetry })
   }
 
@@ -160,6 +167,9 @@ export async function runWatchSweeper(settings: WatchSettings, stop: AbortSignal
         },
         problem: (message) => problem('lock', { code: 'SWEEP_LOCK_UNAVAILABLE', message }, true),
         waiting: () => emit({ event: 'lock', state: 'waiting' }),
+        answered: () => {
+          if (state.lock) state.lock.answeredAt = Date.now()
+        },
       },
       settings.lockTiming,
     )
@@ -276,7 +286,7 @@ export async function runWatchSweeper(settings: WatchSettings, stop: AbortSignal
   const health = settings.health
     ? await startHealthServer(state, {
         ...settings.health,
-        staleMs: Math.max(3 * settings.pollMs, 30_000),
+        staleMs: settings.healthStaleMs ?? Math.max(3 * settings.pollMs, 30_000),
       })
     : undefined
 

@@ -100,6 +100,28 @@ export async function runExclusive<T>(
 }
 
 /**
+ * Runs `body` in a slot of its own, outside the account's queue: for a caller that keeps its own
+ * writes one at a time and must not wait on a promise that another context created, such as a sweep
+ * within an edge runtime's request (workerd cancels a request that waits on another's promise). The
+ * writes in the queue do not wait for it either: against them it is guarded as another process's
+ * write with the same key is (a nonce or a permit taken first is refused before anything is mined).
+ *
+ * @param ctx - The vault client.
+ * @param account - The sending account (default: the wallet client's).
+ * @param body - The write; it receives its slot.
+ * @returns What `body` returns.
+ */
+export function runAlone<T>(
+  ctx: VaultContext,
+  account: Account | Address | undefined,
+  body: (slot: WriteSlot) => Promise<T>,
+): Promise<T> {
+  const key = slotKey(ctx, resolveAccount(ctx, account).address)
+  // Nothing waits for this slot: holding it longer has no one to hold back.
+  return body({ key, holdUntil: () => {} })
+}
+
+/**
  * Runs a write that returns its transaction hash at once (`deposit`, not `depositAndWait`) in the
  * account's slot, and keeps the account held until that transaction's receipt (or until waiting for
  * it fails), so the next write sees its effects. The sender and nonce let the wait end when another

@@ -1,6 +1,7 @@
 import type { VaultContext } from '../context.js'
 import { VaultValidationError } from '../errors/classes.js'
 import { resolveAccount } from '../internal/validate.js'
+import { formatUsdc } from '../money.js'
 import { merchantSettlementOf, type SettlementHookContext } from './merchantSettlement.js'
 import { SettlementRecord, type SweeperMemory } from './settlementRecord.js'
 import {
@@ -9,7 +10,7 @@ import {
   type SweepOptions,
   type SweepResult,
 } from './sweep.js'
-import { type SweeperProblem, sweepObservers } from './sweepObservers.js'
+import { type PauseChange, type SweeperProblem, sweepObservers } from './sweepObservers.js'
 import { SweepScheduler } from './sweepScheduler.js'
 import { resolveSweepTuning } from './sweepTuning.js'
 import { type SweeperParts, sweepOnce, sweepWithRetries } from './sweepWithRetries.js'
@@ -27,6 +28,11 @@ export type AttachToResourceServerOptions = SweepOptions & {
   onIdleDeposit?: ((deposit: IdleDeposit) => unknown) | undefined
   /** Called for every problem; none of them stops the sweeper. Its own errors are ignored. */
   onNonFatalError?: ((problem: SweeperProblem) => unknown) | undefined
+  /**
+   * Called once when a sweep finds deposits paused on the vault (sales still settle; their USDC waits
+   * in the wallet), and once when a later sweep finds them open again. The sweeper also logs both.
+   */
+  onPauseChange?: ((change: PauseChange) => unknown) | undefined
   /** Also sweep on a timer, every this many ms: money that arrived without a sale waits no longer. */
   sweepIntervalMs?: number | undefined
   /** A sweep starts this long after the last settlement of a burst. Default 250. */
@@ -57,8 +63,12 @@ export type AttachToResourceServerOptions = SweepOptions & {
 /** The handle of an attached sweeper. */
 export type Sweeper = {
   /**
-   * Stops the timer and every future sweep, and resolves once the sweep in flight (if any) has ended.
-   * The hook stays registered (x402 cannot remove hooks) but does nothing from now on.
+   * Stops the timer and every later sweep, and finishes what sales asked for: a sweep still waiting
+   * out its debounce runs now (one attempt, no retry backoff) instead of being dropped, after the
+   * sweep in flight. Resolves once both have ended; a failure is reported to `onNonFatalError` with
+   * `willRetry: false` (the USDC then waits in the wallet for the next sweep). Sales settled after
+   * the call are not swept: call it once the server has stopped taking requests. The hook stays
+   * registered (x402 cannot remove hooks) but does nothing from now on.
    */
   detach(): Promise<void>
   /**
@@ -72,11 +82,22 @@ export type Sweeper = {
   /** What the sweeper holds in memory, to check that it stays bounded (`maxTrackedSettlements`). */
   memory(): SweeperMemory
   /**
-   * Resolves once no sweep is scheduled or running (at once when none is). On an edge runtime, hand
-   * it to the request's `waitUntil`, so the sweep a sale started completes after the response:
-   * `x402-vault/hono`'s `createPaywall` does so when the request has an execution context.
+   * Resolves once no sweep is scheduled or running (at once when none is). After
+   * `sweepWithinRequests()` it runs, within the caller's request, the sweep that the sales so far are
+   * owed, and resolves once a sweep that started after them has ended: hand it to the request's
+   * `waitUntil`, so the sweep its sale asked for completes after the response.
    */
   idle(): Promise<void>
+  /**
+   * For an edge runtime (Cloudflare Workers), where a request may not await or resolve another
+   * request's promises or timers, and its work after the response lives only in its own `waitUntil`:
+   * from now on a sale schedules no shared timer (and the `sweepIntervalMs` timer stops; use a Cron
+   * Trigger), and each request's `idle()` sweeps within that request, one request at a time, earliest
+   * first, without waiting on any other request's promise. Call it before the request's sale settles.
+   * `x402-vault/hono`'s `createPaywall` calls it for every request with an execution context. It cannot
+   * be undone.
+   */
+  sweepWithinRequests(): void
 }
 
 /**
@@ -95,12 +116,15 @@ export type Sweeper = {
  * can pass are retried with bounded exponential backoff; otherwise the money stays in the wallet until
  * a later sweep succeeds.
  *
+ * A sweep that finds deposits paused on the vault says so once, to `onPauseChange` and in the log, and
+ * again once a later sweep finds them open. On an edge runtime, see `sweepWithinRequests()`.
+ *
  * @param ctx - The vault client, with a wallet client whose account sends the deposits.
  * @param resourceServer - An x402 resource server (anything with `onAfterSettle`).
  * @param options - `minIdleThreshold`, `reserve`, `wallet`, `onIdleDeposit`, `onNonFatalError`,
- *   `sweepIntervalMs`, `debounceMs`, `maxDebounceMs`, `retry`, `maxTrackedSettlements`,
- *   `receiptTimeoutMs`.
- * @returns `{ detach(), depositIdle(), memory(), idle() }`.
+ *   `onPauseChange`, `sweepIntervalMs`, `debounceMs`, `maxDebounceMs`, `retry`,
+ *   `maxTrackedSettlements`, `receiptTimeoutMs`.
+ * @returns `{ detach(), depositIdle(), memory(), idle(), sweepWithinRequests() }`.
  * @throws {VaultValidationError} for bad options; {VaultConfigError} `WALLET_CLIENT_REQUIRED`,
  *   `ACCOUNT_REQUIRED` when the client cannot send.
  * @example
@@ -134,8 +158,11 @@ export function attachToResourceServer(
     observers: sweepObservers(options),
     wait: tuning.wait,
   }
-  const scheduler = new SweepScheduler(async (signal) => {
-    await sweepWithRetries(parts, tuning.retry, signal)
+  const notePause = pauseReporter(parts)
+  const scheduler = new SweepScheduler(async (signal, { withinRequest }) => {
+    notePause(
+      await sweepWithRetries(parts, tuning.retry, signal, withinRequest ? 'none' : 'account'),
+    )
   }, tuning.timing)
   resourceServer.onAfterSettle(async (context) => {
     if (scheduler.detached) return
@@ -148,9 +175,41 @@ export function attachToResourceServer(
     }
   })
   return {
-    detach: () => scheduler.detach(),
-    depositIdle: () => sweepOnce(parts),
+    detach: () => scheduler.finish(),
+    depositIdle: async () => {
+      const result = await sweepOnce(parts)
+      notePause(result)
+      return result
+    },
     memory: () => parts.record.memory(),
     idle: () => scheduler.idle(),
+    sweepWithinRequests: () => scheduler.sweepWithinRequests(),
+  }
+}
+
+/**
+ * Says when sweeps start finding deposits paused, and when they find them open again: once each, to
+ * `onPauseChange` and in the log. Sales still settle meanwhile, so nothing else would tell the seller
+ * that their revenue piles up in the wallet.
+ */
+function pauseReporter(parts: SweeperParts): (result: SweepResult | undefined) => void {
+  let paused = false
+  return (result) => {
+    // A sweep that failed learned nothing of the vault.
+    if (!result) return
+    const now = !result.deposited && result.reason === 'paused'
+    if (now === paused) return
+    paused = now
+    const { wallet, walletBalance, idleAmount } = result
+    if (paused) {
+      console.warn(
+        `x402-vault: deposits into the vault are paused: ${formatUsdc(idleAmount)} USDC idle in ${wallet} waits there until they resume (sales still settle; withdrawals still work).`,
+      )
+    } else {
+      console.warn(
+        `x402-vault: deposits into the vault are open again: sweeping ${wallet} resumes.`,
+      )
+    }
+    parts.observers.pauseChanged({ paused, wallet, walletBalance, idleAmount })
   }
 }

@@ -1,7 +1,9 @@
 import type { VaultContext } from '../context.js'
+import { type VaultError, VaultTransactionError } from '../errors/classes.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { sleep } from '../internal/sleep.js'
-import { runExclusive } from '../internal/writeQueue.js'
+import { resolveAccount } from '../internal/validate.js'
+import { runAlone, runExclusive } from '../internal/writeQueue.js'
 import type { WaitOptions } from '../transactions.js'
 import type { MerchantSettlement } from './merchantSettlement.js'
 import type { SettlementRecord } from './settlementRecord.js'
@@ -48,6 +50,8 @@ export async function sweepOnce(parts: SweeperParts): Promise<SweepResult> {
     taken = []
     observers.deposited(deposit)
     return deposit
+  } catch (error) {
+    throw withGasPayer(ctx, toVaultError(error, { addresses: ctx.addresses }))
   } finally {
     record.putBack(taken)
   }
@@ -60,6 +64,10 @@ export async function sweepOnce(parts: SweeperParts): Promise<SweepResult> {
  * @param parts - The sweeper's parts.
  * @param retry - When to try again.
  * @param signal - Aborts a backoff (the attempt in flight runs to its end).
+ * @param queue - `'account'` (the default): each attempt waits its turn in the account's write queue.
+ *   `'none'`: for a caller that runs its sweeps one at a time itself and must not wait on a promise
+ *   another context created (a sweep within an edge runtime's request); writes in the queue then meet
+ *   it as they meet another process's.
  * @returns The result of the attempt that succeeded (a deposit is also reported to the observers),
  *   or `undefined` when none did.
  */
@@ -67,8 +75,10 @@ export async function sweepWithRetries(
   parts: SweeperParts,
   retry: SweepRetryPolicy,
   signal: AbortSignal,
+  queue: 'account' | 'none' = 'account',
 ): Promise<SweepResult | undefined> {
   const { ctx, settings, record, observers } = parts
+  const run = queue === 'account' ? runExclusive : runAlone
   // Kept across attempts: after a failed receipt wait, the next attempt waits for it again.
   const progress: SweepProgress = { step: 'balance-read', sent: undefined }
   // The settlements this sweep covers; back to the record unless a deposit is reported.
@@ -77,7 +87,7 @@ export async function sweepWithRetries(
     for (let attempt = 1; ; attempt++) {
       try {
         // Read → decide → deposit → receipt, as one unit in the account's write queue.
-        const result = await runExclusive(ctx, undefined, (slot) => {
+        const result = await run(ctx, undefined, (slot) => {
           if (!progress.sent) {
             record.putBack(taken)
             taken = record.take()
@@ -90,7 +100,7 @@ export async function sweepWithRetries(
         observers.deposited(deposit)
         return deposit
       } catch (error) {
-        const vaultError = toVaultError(error, { addresses: ctx.addresses })
+        const vaultError = withGasPayer(ctx, toVaultError(error, { addresses: ctx.addresses }))
         const delay = signal.aborted
           ? undefined
           : sweepRetryDelay(retry, attempt, progress.step, vaultError)
@@ -105,4 +115,18 @@ export async function sweepWithRetries(
   } finally {
     record.putBack(taken)
   }
+}
+
+/**
+ * A sweep refused for want of gas names the account to fund (as `x402-vault sweep --watch`'s low-gas
+ * warning does): the key that sends the deposits, often an operator key rather than the wallet.
+ */
+function withGasPayer(ctx: VaultContext, error: VaultError): VaultError {
+  if (error.code !== 'INSUFFICIENT_FUNDS_FOR_GAS' || error.details.account !== undefined)
+    return error
+  const account = resolveAccount(ctx, undefined).address
+  return new VaultTransactionError(
+    `The sweep sent no deposit: ${account}, the key that sends every sweep, has too little ETH for gas on ${ctx.chain}. Send it ETH: a sweep uses about 230,000 gas (0.00001 ETH or less at Base's usual fees), so 0.001 ETH lasts about a hundred sweeps. Until then the USDC waits in the wallet.`,
+    { code: 'INSUFFICIENT_FUNDS_FOR_GAS', details: { account, chain: ctx.chain }, cause: error },
+  )
 }

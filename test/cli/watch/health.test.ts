@@ -1,12 +1,13 @@
 /**
  * The watch sweeper's reports without a chain: its events as JSON lines and readable lines, health
- * (a stale or failing inflow scan is degraded), the Prometheus text, and the lock's key.
+ * (`ok`, `standby`, or `degraded` by a stale or failing inflow scan, a lock whose Postgres does not
+ * answer, a failed sweep), the Prometheus text, and the lock's key.
  */
 import { describe, expect, it } from 'vitest'
 import { eventPrinter, humanLine } from '../../../src/cli/watch/events.js'
 import {
   healthBody,
-  isHealthy,
+  healthOf,
   metricsText,
   type WatchState,
 } from '../../../src/cli/watch/health.js'
@@ -19,6 +20,7 @@ const state = (patch: Partial<WatchState> = {}): WatchState => ({
   sender: wallet,
   startedAt: 1_000,
   role: 'alone',
+  lock: undefined,
   headBlock: 110n,
   scannedBlock: 100n,
   lastScanOkAt: Date.now(),
@@ -56,18 +58,67 @@ describe('watch events', () => {
 })
 
 describe('watch health and metrics', () => {
-  it('is healthy while the inflow scan is recent and has not failed since', () => {
-    expect(isHealthy(state(), 30_000)).toBe(true)
-    expect(isHealthy(state({ lastScanOkAt: Date.now() - 60_000 }), 30_000)).toBe(false)
+  it('is ok while the inflow scan is recent and has not failed since', () => {
     const now = Date.now()
-    expect(isHealthy(state({ lastScanOkAt: now - 10, lastScanErrorAt: now }), 30_000, now)).toBe(
-      false,
-    )
+    expect(healthOf(state(), 30_000, now)).toEqual({ status: 'ok', problems: [] })
+    expect(healthOf(state({ lastScanOkAt: now - 60_000 }), 30_000, now)).toEqual({
+      status: 'degraded',
+      problems: ['chain'],
+    })
+    expect(
+      healthOf(state({ lastScanOkAt: now - 10, lastScanErrorAt: now }), 30_000, now),
+    ).toMatchObject({ status: 'degraded', problems: ['chain'] })
     expect(healthBody(state(), 30_000)).toMatchObject({
       status: 'ok',
+      problems: [],
       lagBlocks: '10',
       role: 'alone',
+      lastLockAnswerAt: null,
     })
+  })
+
+  it('with a lock: the holder is ok; a standby is standby while Postgres answers, degraded once it does not', () => {
+    const now = Date.now()
+    const withLock = (
+      role: WatchState['role'],
+      answeredAt: number | undefined,
+      failedAt?: number,
+    ) => healthOf(state({ role, lock: { answeredAt, failedAt } }), 30_000, now)
+    expect(withLock('holder', now - 100)).toEqual({ status: 'ok', problems: [] })
+    expect(withLock('standby', now - 100)).toEqual({ status: 'standby', problems: [] })
+    // Postgres failed after its last answer, or has not answered for too long, or ever.
+    for (const health of [
+      withLock('standby', now - 100, now - 50),
+      withLock('standby', now - 60_000),
+      withLock('standby', undefined),
+    ]) {
+      expect(health).toEqual({ status: 'degraded', problems: ['lock'] })
+    }
+    // The RPC down as well: both said.
+    expect(
+      healthOf(
+        state({ role: 'standby', lock: { answeredAt: undefined, failedAt: now }, lastScanOkAt: 0 }),
+        30_000,
+        now,
+      ),
+    ).toEqual({ status: 'degraded', problems: ['chain', 'lock'] })
+  })
+
+  it('a last sweep that failed is degraded until a sweep succeeds', () => {
+    const sweep = (reason: string | null) => ({
+      at: Date.now(),
+      deposited: reason === null,
+      reason,
+      idleAmount: null,
+      txHash: null,
+    })
+    expect(healthOf(state({ lastSweep: sweep('failed') }), 30_000)).toEqual({
+      status: 'degraded',
+      problems: ['sweep'],
+    })
+    for (const reason of [null, 'below-threshold', 'paused']) {
+      expect(healthOf(state({ lastSweep: sweep(reason) }), 30_000).status).toBe('ok')
+    }
   })
 
   it('serves the Prometheus text: sweeps, errors by phase, USDC swept, ETH, lag, lock', () => {
