@@ -8,6 +8,7 @@ import type { ImportTime } from './importTime.js'
 import type { LedgerBench } from './ledger.js'
 import type { ManyInstances } from './manyInstances.js'
 import type { McpHttpLoad } from './mcpHttp.js'
+import type { McpListing } from './mcpListing.js'
 import type { NpxStart } from './npxStart.js'
 import type { PaidRequestLatency } from './paidLatency.js'
 import type { RoundTripsResult, RpcRoundTrips } from './roundTrips.js'
@@ -49,6 +50,8 @@ export type BenchReport = {
   npxStart: NpxStart | null
   /** `x402-vault mcp --http` with 50 clients at once. */
   mcpHttp: McpHttpLoad
+  /** `tools/list`: its size, the official v1 client's CPU in `listTools()`, the server's time. */
+  mcpListing: McpListing
   /** One ledger scan over a busy stretch of chain. */
   ledger: LedgerBench | null
   /** The gas of an x402 payment on each path (EIP-3009, Permit2 approved once, Permit2 sponsored). */
@@ -85,6 +88,7 @@ export type Measurements = {
   sdk: Record<string, SdkCall>
   npxStart: NpxStart | null
   mcpHttp: McpHttpLoad
+  mcpListing: McpListing
   x402Gas: Measured<X402Gas>
   buyer: Measured<BuyerBench>
   manyInstances: ManyInstances | null
@@ -133,6 +137,8 @@ export function buildReport(
     atMost('npxStart.coldMs', measured.npxStart?.coldMs ?? null, 3000, 'ms'),
     atMost('mcpHttp.toolsList.serverP50Ms', measured.mcpHttp.toolsList.serverP50Ms, 2, 'ms'),
     atMost('mcpHttp.readTool.ratio', measured.mcpHttp.readTool.ratio, 1.5, '× its RPC round trip'),
+    atMost('mcpListing.bytes', measured.mcpListing.bytes, 25_000, 'bytes'),
+    atMost('mcpListing.v1ListToolsCpuMs', measured.mcpListing.v1ListToolsCpuMs, 150, 'ms'),
     atMost('npxStart.installedMb', measured.npxStart?.installedMb ?? null, 10, 'MB'),
     atMost('paidRequestLatency.ratio', paidRequestLatency?.ratio ?? null, 1.05, '×'),
     atMost('burst.depositTxs', burst?.depositTxs ?? null, 3, 'transactions'),
@@ -159,6 +165,7 @@ export function buildReport(
     sdk: measured.sdk,
     npxStart: measured.npxStart,
     mcpHttp: measured.mcpHttp,
+    mcpListing: measured.mcpListing,
     ledger,
     x402Gas,
     buyer,
@@ -272,14 +279,25 @@ export function formatReport(report: BenchReport): string {
       `${http.readTool.ratio}×`,
       'mcpHttp.readTool.ratio',
     ],
+    [
+      'tools/list size (the 2025-era answer, bytes)',
+      `${report.mcpListing.bytes} B`,
+      'mcpListing.bytes',
+    ],
+    [
+      "  … the official v1 client's listTools CPU (median, fresh processes)",
+      `${report.mcpListing.v1ListToolsCpuMs} ms`,
+      'mcpListing.v1ListToolsCpuMs',
+    ],
+    [
+      "  … the server's own time for those requests (median)",
+      `${report.mcpListing.serverMs} ms`,
+      '',
+    ],
   ].map(([name = '', value = '', budget = '']) => {
     const check = checkNamed(budget)
-    return [
-      name,
-      value,
-      check ? `≤ ${check.max}${check.unit === 'ms' ? ' ms' : '×'}` : '—',
-      verdict(check),
-    ]
+    const unit = check?.unit === 'ms' ? ' ms' : check?.unit === 'bytes' ? ' B' : '×'
+    return [name, value, check ? `≤ ${check.max}${unit}` : '—', verdict(check)]
   })
   const seller = (['paidRequestLatency', 'burst', 'sweep', 'ledger', 'buyer'] as const).map(
     (key) => [

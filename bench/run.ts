@@ -25,6 +25,7 @@ import { measureImportTime } from './importTime.js'
 import { measureLedger } from './ledger.js'
 import { measureManyInstances } from './manyInstances.js'
 import { measureMcpHttp } from './mcpHttp.js'
+import { measureMcpListing } from './mcpListing.js'
 import { measureNpxStart } from './npxStart.js'
 import { measurePaidRequestLatency } from './paidLatency.js'
 import { type BenchReport, buildReport, formatReport } from './report.js'
@@ -73,6 +74,7 @@ try {
   const coldStart = await measureColdStart(ctx)
   const importTime = measureImportTime(ctx)
   const mcpHttp = await measureMcpHttp(ctx)
+  const mcpListing = await measureMcpListing(ctx)
   await revokeAllowance(devnet)
   // First among the seller rows: it measures the buyer's Permit2 approval, after which the buyer pays
   // as a regular one does (concurrently, in the burst).
@@ -83,6 +85,7 @@ try {
     coldStart,
     importTime,
     mcpHttp,
+    mcpListing,
     x402Gas,
     paidRequestLatency: await measurePaidRequestLatency(ctx),
     burst: await measureBurst(ctx),

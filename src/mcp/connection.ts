@@ -31,8 +31,6 @@ export type VaultConnection = {
   checkChain: () => Promise<void>
   /** Starts verification without waiting for it (after the MCP handshake). */
   verifyInBackground: () => void
-  /** The vault's minimum deposit, read with the verification (`undefined` until then). */
-  minDeposit: () => bigint | undefined
 }
 
 /**
@@ -75,7 +73,6 @@ export function createVaultConnection(
   })
 
   let verification: Promise<void> | undefined
-  let minDeposit: bigint | undefined
   let refusal: McpToolError | undefined
 
   async function verify(): Promise<void> {
@@ -88,12 +85,19 @@ export function createVaultConnection(
       logger.info(
         `Verified the vault deployment on ${config.chain} at block ${result.blockNumber} (${result.checks.length} checks).`,
       )
-      minDeposit = minimum
-      if (minimum !== undefined && minimum > config.maxPlanUsdc)
-        logger.error(capBelowMinimum(minimum))
+      // Said once the minimum is known: at start-up over HTTP, after the handshake over stdio.
+      if (minimum !== undefined && minimum > config.maxPlanUsdc) {
+        logger.error(capBelowMinimumText(config.maxPlanUsdc, minimum))
+      }
     } catch (error) {
       const vaultError = toVaultError(error)
       verification = undefined
+      if (session?.aborted) {
+        // The client has gone (an Inspector session that lists the tools and leaves): the
+        // verification was stopped, not refused, and nobody is left to tell.
+        logger.debug('Stopped verifying the vault deployment: the client has gone.')
+        throw vaultError
+      }
       if (vaultError.code === 'CHAIN_MISMATCH') {
         // Not final: the RPC may serve the right chain again (a node swapped behind a load balancer).
         throw chainMismatch(String(vaultError.details.actual))
@@ -156,10 +160,5 @@ export function createVaultConnection(
       // Failures are logged by verify() and reported by the next tool call.
       ready().catch(() => {})
     },
-    minDeposit: () => minDeposit,
-  }
-
-  function capBelowMinimum(minimum: bigint): string {
-    return capBelowMinimumText(config.maxPlanUsdc, minimum)
   }
 }

@@ -2,7 +2,7 @@ import { PassThrough, type Readable, type Writable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import type { HandshakeAnswers } from './handshakeRecording.js'
 import { isPlainObject } from './isPlainObject.js'
-import { isEmptyParams, isRequestId } from './jsonRpcCheck.js'
+import { checkJsonRpcMessage, isEmptyParams, isRequestId } from './jsonRpcCheck.js'
 
 /** A JSON-RPC request id. */
 type RequestId = string | number
@@ -82,7 +82,8 @@ export function answerHandshakeEarly(
     /** Answers one line; false when the whole server must. */
     const onLine = (line: string): boolean => {
       const message = parseObject(line.replace(/\r$/, ''))
-      if (message?.jsonrpc !== '2.0') return false
+      // Anything the whole server would refuse is left to it, so that it is answered once.
+      if (message === undefined || checkJsonRpcMessage(message) !== undefined) return false
       const { id, method, params } = message
       if ('id' in message && (!isRequestId(id) || answered.has(id))) return false
       if (method === 'initialize' && negotiated === undefined && isRequestId(id)) {

@@ -100,8 +100,10 @@ const defaults = {
  *
  * In front of the MCP SDK it checks, in order: `Host` and `Origin` (403), the client's rate (429),
  * the bearer token (401 with `WWW-Authenticate: Bearer`), the method (405), the number of requests in
- * flight (503), `Content-Type` (415), `Accept` (406), the body's size (413) and its JSON (400). A
- * refusal is a JSON-RPC error body whose message says what to fix; it never echoes the token.
+ * flight (503), `Content-Type` (415), an `Accept` that does not allow JSON (406), the body's size
+ * (413), its JSON (400, -32700) and the JSON-RPC envelope (400, -32600 or -32602). A refusal is a
+ * JSON-RPC error body whose message says what to fix; it never echoes the token. Every answer is one
+ * JSON body.
  *
  * @param config - From {@link loadMcpConfig}.
  * @param options - The token, the allowlists and the limits.
@@ -323,11 +325,11 @@ export function createMcpHttpHandler(
         entry.refusal,
       )
     }
-    if (!acceptsAnswer(request.headers.get('accept'))) {
+    if (!acceptsJson(request.headers.get('accept'))) {
       entry.refusal = 'NOT_ACCEPTABLE'
       return jsonRpcError(
         406,
-        'Accept must allow application/json and text/event-stream, the two forms an answer takes.',
+        'This server answers with JSON: Accept must allow application/json (as application/json, application/* or */*), or be left out.',
         entry.refusal,
       )
     }
@@ -423,7 +425,7 @@ export function createMcpHttpHandler(
     // The SDK gets the parsed body, so the request it sees carries none.
     const forwarded = new Request(request.url, {
       method: 'POST',
-      headers: request.headers,
+      headers: headersForSdk(request.headers),
       signal: controller.signal,
     })
     if (refused.size > 0) refusals.set(forwarded, refused)
@@ -598,17 +600,28 @@ function isJsonContentType(value: string | null): boolean {
   return value?.split(';')[0]?.trim().toLowerCase() === 'application/json'
 }
 
-/** An `Accept` that allows JSON or an event stream (or says nothing): what an answer can be. */
-function acceptsAnswer(accept: string | null): boolean {
-  if (accept === null) return true
-  return accept
-    .split(',')
-    .map((part) => part.split(';')[0]?.trim().toLowerCase())
-    .some((type) =>
-      ['application/json', 'text/event-stream', 'application/*', 'text/*', '*/*'].includes(
-        type ?? '',
-      ),
-    )
+/**
+ * An `Accept` that allows JSON (or says nothing), the one form this server answers in: every answer
+ * is a single JSON body, since no tool sends anything before its result.
+ */
+function acceptsJson(accept: string | null): boolean {
+  if (accept === null || accept.trim() === '') return true
+  return accept.split(',').some((part) => {
+    const [type = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase())
+    const refused = parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter))
+    return !refused && ['application/json', 'application/*', '*/*'].includes(type)
+  })
+}
+
+/**
+ * The headers the MCP SDK is given: the client's, with an `Accept` that names both forms. The SDK's
+ * 2025-era transport refuses (406) any request whose `Accept` does not name them both, even one that
+ * allows JSON, the form this server answers in; {@link acceptsJson} has judged the client's already.
+ */
+function headersForSdk(headers: Headers): Headers {
+  const copy = new Headers(headers)
+  copy.set('accept', 'application/json, text/event-stream')
+  return copy
 }
 
 /** The body as text, or `undefined` once it passes `limit` bytes (it is not read further). */

@@ -45,10 +45,14 @@ export function createLogger(
  * redactLogText('Authorization: Bearer abc.def') // 'Authorization: Bearer (redacted)'
  */
 export function redactLogText(text: string): string {
-  return redactSecrets(text, { hideHex32: true })
-    .replace(/\b(bearer|basic)\s+[\w.~+/=-]+/gi, '$1 (redacted)')
-    .replace(
-      /\b([\w-]*(?:key|token|secret|password|passwd)[\w-]*)("?\s*[:=]\s*"?)[^\s"',;&]+/gi,
-      '$1$2(redacted)',
-    )
+  return (
+    redactSecrets(text, { hideHex32: true })
+      .replace(/\b(bearer|basic)\s+[\w.~+/=-]+/gi, '$1 (redacted)')
+      // A value, not a structure or a quote in a quote: `"keys": [ … ]` and `key: \"extra\"` in a
+      // validation dump hold no secret, and hiding them leaves the dump unreadable.
+      .replace(
+        /\b([\w-]*(?:key|token|secret|password|passwd)[\w-]*)("?\s*[:=]\s*"?)([^\s"',;&[{\\][^\s"',;&]*)/gi,
+        '$1$2(redacted)',
+      )
+  )
 }

@@ -73,7 +73,8 @@ async function handshake(
     new Promise<Record<string, unknown>>((resolve, reject) => {
       answers.set(id, (message) =>
         'result' in message
-          ? resolve(message.result as Record<string, unknown>)
+          ? // As the wire carries it: the MCP SDK tags results with symbol keys JSON leaves out.
+            resolve(JSON.parse(JSON.stringify(message.result)) as Record<string, unknown>)
           : reject(new Error(`The recorded ${method} failed: ${JSON.stringify(message)}`)),
       )
       void client.send({ jsonrpc: '2.0', id, method, ...(params && { params }) })

@@ -19,6 +19,18 @@ export function withCallSignal<T>(signal: AbortSignal | undefined, run: () => T)
 }
 
 /**
+ * Whether the running tool call has been stopped: its client cancelled it or went away. What it
+ * throws then is the abort, not trouble worth a log line: a client that leaves is not an error.
+ *
+ * @returns `true` once the call's signal is aborted.
+ * @example
+ * if (callStopped()) logger.debug('stopped')
+ */
+export function callStopped(): boolean {
+  return callSignal.getStore()?.aborted === true
+}
+
+/**
  * Runs work shared by every call (the deployment's verification) outside any one call, so that a
  * call cancelled while it waits does not abort it for the others.
  *

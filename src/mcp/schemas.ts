@@ -73,39 +73,46 @@ export function walletInput(description: string) {
   return z.string({ error: message }).describe(description)
 }
 
-/** A decimal USDC amount input: a string; the handler parses it strictly and checks the cap. */
-export function usdcInput(description: string) {
+/**
+ * A decimal USDC amount input: a string; the handler parses it strictly and checks the cap. Without
+ * a description, for {@link optionalInput} to describe.
+ */
+export function usdcInput(description?: string) {
   const message = `INVALID_AMOUNT: amountUsdc must be a decimal string such as "12.5" (a JSON string, not a number).`
   const missing = `INVALID_AMOUNT: amountUsdc is required: give the USDC amount as a decimal string such as "12.5".`
-  return z
-    .string({ error: (issue) => (issue.input === undefined ? missing : message) })
-    .describe(description)
+  const amount = z.string({ error: (issue) => (issue.input === undefined ? missing : message) })
+  return description === undefined ? amount : amount.describe(description)
+}
+
+/**
+ * An input a call may leave out: listed as required and nullable, as OpenAI's strict mode asks of
+ * every tool, and taken when absent too. `null` means the same as leaving it out.
+ */
+export function optionalInput<schema extends z.ZodType>(schema: schema, description: string) {
+  return schema.nullable().optional().describe(description)
 }
 
 /** The `shares` input: a string of share base units; the handler parses it. */
 export function sharesInput(description: string) {
-  const message = `INVALID_AMOUNT: shares must be a whole number of share base units as a string, such as "2500000".`
-  return z.string({ error: message }).optional().describe(description)
+  const message = `INVALID_AMOUNT: shares must be a whole number of share base units as a string, such as "2500000", or null.`
+  return optionalInput(z.string({ error: message }), description)
 }
 
-/** The optional `slippageBps` input: an integer from 0 to 1000. */
+/** The optional `slippageBps` input: an integer from 0 to 1000, or null for the default. */
 export function slippageInput(description: string) {
-  const message = `INVALID_SLIPPAGE: slippageBps must be an integer from 0 to ${MAX_SLIPPAGE_BPS} (basis points; 10 = 0.1 %), or left out for the default of 10.`
-  return z
-    .number({ error: message })
-    .int(message)
-    .min(0, message)
-    .max(MAX_SLIPPAGE_BPS, message)
-    .optional()
-    .describe(description)
+  const message = `INVALID_SLIPPAGE: slippageBps must be an integer from 0 to ${MAX_SLIPPAGE_BPS} (basis points; 10 = 0.1 %), or null (or left out) for the default of 10.`
+  return optionalInput(
+    z.number({ error: message }).int(message).min(0, message).max(MAX_SLIPPAGE_BPS, message),
+    description,
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
 // Outputs
 
-/** The chain of every answer. */
+/** The chain of every answer (base-sepolia in this beta). */
 export function chainOutput() {
-  return z.enum(['base', 'base-sepolia']).describe('The chain (base-sepolia in this beta).')
+  return z.enum(['base', 'base-sepolia'])
 }
 
 /** A value that could not be read: the rest of the answer is still valid. */
@@ -144,8 +151,8 @@ export function integerOutput(description: string) {
 }
 
 /** An address (checksummed). */
-export function addressOutput(description: string) {
-  return z.string().describe(description)
+export function addressOutput(description?: string) {
+  return description === undefined ? z.string() : z.string().describe(description)
 }
 
 /** A rate: APY percentage and ray. */
@@ -158,21 +165,20 @@ export function rateOutput(description: string) {
     .describe(description)
 }
 
-/** An unsigned transaction: what to send, from the wallet, to which contract. */
+/**
+ * An unsigned transaction: what to send, from the wallet, to which contract. Its fields are the
+ * usual ones (`to`, the calldata in `data`, `value` always "0"), so only `args` is described.
+ */
 export function transactionOutput(description: string) {
   return z
     .object({
       chain: chainOutput(),
-      chainId: z.number().int().describe('84532 on Base Sepolia.'),
-      to: addressOutput('The contract to call.'),
-      data: z.string().describe('The calldata, 0x-prefixed hex.'),
-      value: z.literal('0').describe('ETH to send: always "0".'),
-      functionName: z
-        .enum(['initialize', 'approve', 'deposit', 'withdraw'])
-        .describe('The function the calldata calls.'),
-      args: z
-        .array(z.string())
-        .describe('The call arguments in order, numbers as decimal strings of base units.'),
+      chainId: z.number().int(),
+      to: addressOutput(),
+      data: z.string(),
+      value: z.literal('0'),
+      functionName: z.enum(['initialize', 'approve', 'deposit', 'withdraw']),
+      args: z.array(z.string()).describe('The arguments in order, numbers in base units.'),
     })
     .describe(description)
 }
@@ -198,7 +204,7 @@ export function walletCallsOutput() {
         .describe('Every step of the plan, in order.'),
     })
     .describe(
-      'Every step of the plan as one EIP-5792 wallet_sendCalls request, for a smart wallet (or an EIP-7702 account) to run atomically in one transaction. A plain wallet sends the steps one by one instead.',
+      'Every step, for a smart wallet (or an EIP-7702 account) to send in one request, all or nothing.',
     )
 }
 
@@ -210,18 +216,14 @@ export function planWarningsOutput() {
         level: z
           .enum(['info', 'warning', 'error'])
           .describe(
-            'info: worth knowing; warning: the plan may fail if the chain moves before it is sent; error: the plan will not succeed as it stands.',
+            'info: worth knowing; warning: may fail if the chain moves first; error: will not succeed as it stands.',
           ),
-        code: z
-          .string()
-          .describe(
-            'Stable code, such as ORACLE_STALE, TVL_CAP_CLOSE, WITHDRAW_CAPACITY_LOW, SLIPPAGE_WIDE or SIMULATION_UNSUPPORTED.',
-          ),
+        code: z.string().describe('Stable code, such as ORACLE_STALE or SLIPPAGE_WIDE.'),
         message: z.string().describe('What it means, in words.'),
       }),
     )
     .describe(
-      'What could still go wrong or is worth knowing, each with a level and a stable code; empty when nothing is. A plan that cannot succeed is refused (isError) with its code rather than returned.',
+      'What could still go wrong or is worth knowing; empty when nothing is. A plan that cannot succeed is refused (isError) instead.',
     )
 }
 
@@ -230,7 +232,7 @@ export function planOutputShape(transactionDescription: string) {
   return {
     chain: chainOutput(),
     chainId: z.number().int().describe('84532 on Base Sepolia.'),
-    warning: z.literal(planWarning).describe('Nothing was signed or sent.'),
+    warning: z.literal(planWarning),
     warnings: planWarningsOutput(),
     transaction: transactionOutput(transactionDescription),
     calls: walletCallsOutput(),

@@ -22,6 +22,16 @@ const instructions = `Tools for the x402-vault USDC yield vault on Base Sepolia.
 `
 
 /**
+ * How long a 2026-07-28 client may keep the listing and the discovery answer (`ttlMs`, `cacheScope`
+ * on those results; the MCP SDK adds them to 2026-era answers only). They change only with the
+ * server's version and hold nothing about the client, so any cache may keep them for an hour.
+ */
+const cacheHints = {
+  'tools/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+} as const
+
+/**
  * Creates the x402-vault MCP server (not yet connected): six tools, three reads and three unsigned
  * plans, over a read-only vault connection. Nothing is read from the chain until the MCP handshake
  * completes (then the deployment is verified in the background) or a tool is called, so
@@ -94,7 +104,6 @@ export function createVaultMcp(
   const tools = options.tools ?? vaultTools
   const connection = createVaultConnection(config, logger, options.signal)
   const runner = createToolRunner(tools, { connection, config, logger })
-  const listed = { tools: runner.listing }
   return {
     config,
     logger,
@@ -111,11 +120,12 @@ export function createVaultMcp(
     newServer({ refused, onInitialized } = {}) {
       const server = new McpServer(
         { name: 'x402-vault', title: 'x402-vault', version: packageJson.version },
-        { capabilities: { tools: {} }, instructions },
+        { capabilities: { tools: {} }, instructions, cacheHints },
       )
       // The low-level handlers: the listing is built once, and every call answers itself (see
       // createToolRunner), so no per-instance tool registration or schema conversion happens.
-      server.server.setRequestHandler('tools/list', () => listed)
+      // A new result object each time: the SDK tags the one it is given (with the cache hint).
+      server.server.setRequestHandler('tools/list', () => ({ tools: runner.listing }))
       server.server.setRequestHandler('tools/call', async (request, ctx) => {
         const result =
           refusedCall(refused, ctx.mcpReq.id) ??

@@ -15,8 +15,9 @@ import type { VaultMcp } from './server.js'
 export type SharedLegacyServer = {
   /**
    * Whether this request takes the shared server: one 2025-era request (not `initialize`) with no
-   * `_meta`, a protocol version header that is absent or 2025-era, and an `Accept` that allows both
-   * answers. Anything else goes through the MCP SDK's own transports, which judge it.
+   * `_meta` and a protocol version header that is absent or 2025-era. Anything else goes through the
+   * MCP SDK's own transports, which judge it. (The HTTP handler has checked that the client accepts
+   * JSON, the one form the answer takes.)
    */
   takes: (request: Request, message: unknown) => message is JSONRPCRequest
   /**
@@ -96,9 +97,7 @@ export function createSharedLegacyServer(vault: VaultMcp, logger: McpLogger): Sh
       if (method === 'initialize') return false
       if (params !== undefined && (!isPlainObject(params) || '_meta' in params)) return false
       const version = request.headers.get('mcp-protocol-version')
-      if (version !== null && !legacyVersions.has(version)) return false
-      const accept = request.headers.get('accept') ?? ''
-      return accept.includes('application/json') && accept.includes('text/event-stream')
+      return version === null || legacyVersions.has(version)
     },
 
     async answer(request, message, refusal, signal) {

@@ -9,7 +9,7 @@ import type {
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio'
 import type { McpConfig } from './config.js'
 import type { answerHandshakeEarly, EarlyHandshake } from './earlyHandshake.js'
-import { type JsonRpcRefusal, jsonRpcLineFilter } from './jsonRpcCheck.js'
+import { type JsonRpcVerdict, jsonRpcLineFilter } from './jsonRpcCheck.js'
 import type { McpLogger } from './logger.js'
 import { createVaultMcp } from './server.js'
 import { type AnyVaultTool, guardToolCall } from './tool.js'
@@ -34,8 +34,12 @@ export async function serveStdioSession(
   // once rather than when a hung RPC's timeouts run out.
   const session = new AbortController()
   const vault = createVaultMcp(config, { signal: session.signal })
-  const refuse = (refusal: JsonRpcRefusal) => {
-    if (!session.signal.aborted) process.stdout.write(`${JSON.stringify(refusal)}\n`)
+  const refuse = ({ refusal, silent }: JsonRpcVerdict) => {
+    if (silent) {
+      vault.logger.warn(
+        `Dropped a message that is not valid JSON-RPC and that JSON-RPC lets nobody answer (a notification or a response): ${refusal.error.message}`,
+      )
+    } else if (!session.signal.aborted) process.stdout.write(`${JSON.stringify(refusal)}\n`)
   }
   const transport = new GuardedTransport(
     new StdioServerTransport(early.input.pipe(jsonRpcLineFilter(refuse)), process.stdout),
@@ -110,7 +114,9 @@ class GuardedTransport implements Transport {
     const sent = id === undefined ? undefined : this.answered.get(id)
     if (id !== undefined && sent !== undefined) {
       this.answered.delete(id)
-      if (!('result' in message) || !isDeepStrictEqual(message.result, JSON.parse(sent))) {
+      // Compared as JSON, as the client sees both: the SDK tags results with symbol keys.
+      const own = 'result' in message ? JSON.stringify(message.result) : undefined
+      if (own === undefined || !isDeepStrictEqual(JSON.parse(own), JSON.parse(sent))) {
         this.logger.warn(
           `The early answer to request ${JSON.stringify(id)} differs from the server's own: rebuild the package.`,
         )

@@ -5,15 +5,15 @@ import type {
   Tool,
   ToolAnnotations,
 } from '@modelcontextprotocol/server'
-import { z } from 'zod'
+import type { z } from 'zod'
 import type { VaultContext } from '../index.js'
 import type { McpConfig } from './config.js'
 import type { VaultConnection } from './connection.js'
 import { toolErrorText } from './errors.js'
-import { capBelowMinimumText } from './inputs.js'
 import { isPlainObject } from './isPlainObject.js'
+import { listedInputSchema, listedOutputSchema } from './listedSchema.js'
 import type { McpLogger } from './logger.js'
-import { withCallSignal } from './rpcSignal.js'
+import { callStopped, withCallSignal } from './rpcSignal.js'
 import { unknownArgumentsText } from './schemas.js'
 
 /** What a tool handler gets besides its input. */
@@ -95,8 +95,9 @@ const listings = new WeakMap<AnyVaultTool, Tool>()
 
 /**
  * A tool as `tools/list` shows it: its JSON Schemas are converted from zod once per process (the
- * conversion is the costliest part of a listing), with one `type` per field (see
- * {@link oneTypePerField}).
+ * conversion is the costliest part of a listing): the input schema as strict-mode clients take it
+ * ({@link listedInputSchema}), the output schema in the form a client compiles cheaply
+ * ({@link listedOutputSchema}).
  *
  * @param tool - The tool.
  * @returns `{ name, title, description, inputSchema, outputSchema, annotations }`.
@@ -110,46 +111,13 @@ export function toolListing(tool: AnyVaultTool): Tool {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: jsonSchemaOf(tool.inputSchema, 'input') as Tool['inputSchema'],
-      outputSchema: jsonSchemaOf(tool.outputSchema, 'output') as Tool['outputSchema'],
+      inputSchema: listedInputSchema(tool.inputSchema) as Tool['inputSchema'],
+      outputSchema: listedOutputSchema(tool.outputSchema) as Tool['outputSchema'],
       annotations: tool.annotations,
     }
     listings.set(tool, listing)
   }
   return listing
-}
-
-function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): Record<string, unknown> {
-  return oneTypePerField(z.toJSONSchema(schema, { target: 'draft-2020-12', io })) as Record<
-    string,
-    unknown
-  >
-}
-
-/**
- * Rewrites every `type: [a, b]` of a JSON Schema as `anyOf: [{ type: a }, { type: b }]`: the same
- * values, in a form that clients which map tool schemas to a one-type-per-field dialect (Gemini's
- * function declarations, the MCP Inspector's `--strict` check) accept. zod writes a nullable string
- * as `type: ['string', 'null']`.
- *
- * @param schema - A JSON Schema (or any part of one).
- * @returns A copy without type arrays.
- * @example
- * oneTypePerField({ type: ['string', 'null'] }) // { anyOf: [{ type: 'string' }, { type: 'null' }] }
- */
-export function oneTypePerField(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(oneTypePerField)
-  if (typeof schema !== 'object' || schema === null) return schema
-  const copy: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(schema)) copy[key] = oneTypePerField(value)
-  const types = copy.type
-  if (!Array.isArray(types)) return copy
-  const { type: _, description, title, ...constraints } = copy
-  return {
-    ...(title === undefined ? {} : { title }),
-    ...(description === undefined ? {} : { description }),
-    anyOf: types.map((type) => (type === 'null' ? { type } : { type, ...constraints })),
-  }
 }
 
 /**
@@ -253,17 +221,13 @@ async function run(
       structuredContent: output,
     }
   } catch (error) {
-    // Whatever another chain answered (a revert, no contract) would mislead: its chain comes first.
-    let text = toolErrorText((await chainCheck) ?? error, logger)
-    // A cap below the vault's minimum refuses every deposit, by one rule or the other: say so.
-    const minimum = connection.minDeposit()
-    if (
-      minimum !== undefined &&
-      minimum > config.maxPlanUsdc &&
-      /^(PLAN_CAP_EXCEEDED|BELOW_MIN_DEPOSIT)\b/.test(text)
-    ) {
-      text += ` ${capBelowMinimumText(config.maxPlanUsdc, minimum)}`
+    if (callStopped()) {
+      // Nobody reads this answer: the client cancelled the call or has gone.
+      logger.debug(`${tool.name} stopped after ${took()}: the client cancelled it or went away.`)
+      return refusal('CANCELLED: The client cancelled the call before it was answered.')
     }
+    // Whatever another chain answered (a revert, no contract) would mislead: its chain comes first.
+    const text = toolErrorText((await chainCheck) ?? error, logger)
     logger.debug(`${tool.name} refused in ${took()}: ${text}`)
     return refusal(text)
   }

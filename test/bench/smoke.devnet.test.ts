@@ -31,6 +31,7 @@ type BenchReport = {
   sdk: Record<string, { roundTrips: number; budget: number }>
   x402Gas: Record<string, { buyerOnce: number; facilitatorPerPayment: number }> | null
   buyer: { requests: number; recallsPerBurst: number; recallPaymentP50Ms: number } | null
+  mcpListing: { bytes: number; v1ListToolsCpuMs: number; serverMs: number }
 }
 
 /** Runs `bench/run.ts` (through tsx, as `npm run bench` does) and collects its output. */
@@ -122,6 +123,15 @@ it('a smoke pass of the bench prints one JSON report of the issue #11 shape, wit
   expect(report.buyer?.recallsPerBurst).toBeLessThanOrEqual(2)
   expect(report.buyer?.recallPaymentP50Ms).toBeGreaterThan(0)
 
+  // The listing a client pays for: its size holds anywhere; the client's CPU is measured.
+  expect(report.mcpListing.bytes).toBeGreaterThan(10_000)
+  expect(report.mcpListing.bytes).toBeLessThanOrEqual(25_000)
+  expect(report.mcpListing.v1ListToolsCpuMs).toBeGreaterThan(0)
+  expect(report.mcpListing.serverMs).toBeGreaterThanOrEqual(0)
+  expect(report.budgets.map((check) => check.name)).toEqual(
+    expect.arrayContaining(['mcpListing.bytes', 'mcpListing.v1ListToolsCpuMs']),
+  )
+
   // Timing budgets are for a quiet machine, not for a test run: only the verdict must agree.
   const broken = report.budgets.filter((check) => check.within === false).map((check) => check.name)
   expect(report.overBudget).toEqual(broken)
@@ -132,6 +142,9 @@ it('a smoke pass of the bench prints one JSON report of the issue #11 shape, wit
   await writeFile(saved, stdout)
   const table = (await runBench(['--from', saved])).stdout
   expect(table).toMatch(/^ {2}vault_plan_withdraw +1 +≤ 1 +ok$/m)
+  expect(table).toMatch(
+    /^ {2}tools\/list size \(the 2025-era answer, bytes\) +\d+ B +≤ 25000 B +ok$/m,
+  )
   expect(table).toMatch(/^ {2}burst +\{"settlements":50,/m)
   expect(table).toMatch(/^ {2}Permit2, approved once \(Base Sepolia\) +\d+ +0 +\d+$/m)
 }, 120_000)

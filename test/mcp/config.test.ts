@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -116,6 +116,24 @@ describe('loadMcpConfig', () => {
   })
 })
 
+describe('the MCP Bundle’s form', () => {
+  it('asks for a cap the server takes: its minimum and its default start it, anything below is refused', async () => {
+    const manifest = JSON.parse(
+      await readFile(join(import.meta.dirname, '../../mcpb/manifest.json'), 'utf8'),
+    ) as { user_config: { max_plan_usdc: { min: number; default: number } } }
+    const { min, default: fallback } = manifest.user_config.max_plan_usdc
+    // The host passes the form's number in the environment as its decimal text.
+    for (const value of [min, fallback]) {
+      await expect(loadMcpConfig({ VAULT_MCP_MAX_PLAN_USDC: String(value) })).resolves.toBeTruthy()
+    }
+    expect(min).toBeGreaterThan(0)
+    for (const below of [0, min / 2]) {
+      const error = await configError({ VAULT_MCP_MAX_PLAN_USDC: String(below) })
+      expect(error.variable).toBe('VAULT_MCP_MAX_PLAN_USDC')
+    }
+  })
+})
+
 describe('the logger', () => {
   it('writes each line at or above its level, redacted, on one line', () => {
     const lines: string[] = []
@@ -128,6 +146,16 @@ describe('the logger', () => {
       '[x402-vault-mcp] warn: RPC https://base-sepolia.g.alchemy.com failed twice\n',
       '[x402-vault-mcp] error: done\n',
     ])
+  })
+
+  it('leaves a validation dump readable: "keys" and quoted names are no secret', () => {
+    const dump =
+      '[ { "code": "unrecognized_keys", "keys": [ "extra" ], "path": [], "message": "Unrecognized key: \\"extra\\"" } ]'
+    expect(redactLogText(dump)).toBe(dump)
+    expect(redactLogText('{ "progressToken": {} }')).toBe('{ "progressToken": {} }')
+    expect(redactLogText('"apiKey": "abc123", token=xyz')).toBe(
+      '"apiKey": "(redacted)", token=(redacted)',
+    )
   })
 
   it('redacts URL paths and queries, bearer tokens, key-like values and private keys', () => {

@@ -12,7 +12,7 @@ import { loadMcpConfig } from '../../src/mcp/index.js'
 const root = join(import.meta.dirname, '../..')
 const readJson = async (path: string) => JSON.parse(await readFile(join(root, path), 'utf8'))
 
-const schema = await readJson('test/support/mcp-registry/server.schema.2025-09-29.json')
+const schema = await readJson('test/support/mcp-registry/server.schema.2025-12-11.json')
 const server = await readJson('server.json')
 const pkg = await readJson('package.json')
 

@@ -6,7 +6,7 @@ import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { initializeRequest, spawnJsonLines } from '../support/jsonLinesProcess.js'
-import { callTool, callToolError, callToolOk, connectMcp, mcpBin, runBin } from '../support/mcp.js'
+import { callToolError, callToolOk, connectMcp, mcpBin, runBin } from '../support/mcp.js'
 import { cliBin } from '../support/runCli.js'
 import { tempFolder } from '../support/tempFolder.js'
 
@@ -273,17 +273,39 @@ describe('answers that lead an agent the right way', () => {
       BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
       VAULT_ADDRESSES: addressesFile,
       VAULT_MCP_MAX_PLAN_USDC: '5',
+      MCP_LOG_LEVEL: 'error',
     })
     const wallet = devnet.accounts.merchant.address
     try {
-      await callToolOk(mcp.client, 'vault_status') // verified: the minimum is known
-      expect(mcp.stderr()).toContain('No deposit can be planned by this server')
-      for (const amountUsdc of ['6', '3']) {
-        const text = await callTool(mcp.client, 'vault_plan_deposit', { wallet, amountUsdc })
-        expect(text.isError, amountUsdc).toBe(true)
-        expect(text.text).toMatch(/^(PLAN_CAP_EXCEEDED|BELOW_MIN_DEPOSIT): /)
-        expect(text.text).toContain("below the vault's minimum deposit of 10 USDC")
+      // The first call: the refusal reads the minimum itself. Neither refusal sends the agent to
+      // the other ("plan at most 5", "plan at least 10"): each says no deposit can be planned.
+      for (const [amountUsdc, code] of [
+        ['10', 'PLAN_CAP_EXCEEDED'],
+        ['3', 'BELOW_MIN_DEPOSIT'],
+      ] as const) {
+        const text = await callToolError(
+          mcp.client,
+          'vault_plan_deposit',
+          { wallet, amountUsdc },
+          code,
+        )
+        expect(text).toContain(
+          "No deposit can be planned by this server: its per-plan cap (VAULT_MCP_MAX_PLAN_USDC = 5) is below the vault's minimum deposit of 10 USDC",
+        )
+        expect(text).toContain('set VAULT_MCP_MAX_PLAN_USDC to at least 10')
+        expect(text).not.toMatch(/Plan at most|Plan a deposit of at least/)
       }
+      // Said in the log too, once the deployment is verified, at the documented quiet level.
+      expect(mcp.stderr()).toMatch(/error: No deposit can be planned by this server/)
+      // A withdrawal under the cap of 5 can still be planned: its refusal says nothing of deposits.
+      const withdraw = await callToolError(
+        mcp.client,
+        'vault_plan_withdraw',
+        { wallet, amountUsdc: '6' },
+        'PLAN_CAP_EXCEEDED',
+      )
+      expect(withdraw).toContain('Plan at most 5 USDC')
+      expect(withdraw).not.toContain('No deposit')
       // One rule for an amount above the cap, however many digits it has.
       for (const digits of [20, 80, 200]) {
         await callToolError(

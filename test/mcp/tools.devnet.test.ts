@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import packageJson from '../../package.json' with { type: 'json' }
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi, shareTokenAbi, usdcAbi } from '../../src/index.js'
+import { vaultTools } from '../../src/mcp/tools/index.js'
 import { writeAddressesFile } from '../support/addressesFile.js'
 import { batchExecutorAbi, compileBatchExecutor, executorCalls } from '../support/batchExecutor.js'
 import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
@@ -74,10 +75,15 @@ function tool(name: string): Tool {
   return found
 }
 
-/** Calls a tool that must succeed and checks its answer against the output schema it lists. */
+/**
+ * Calls a tool that must succeed and checks its answer against the output schema it lists, and
+ * against the tool's full zod schema (the listing says some shapes once, in its description).
+ */
 async function ok(name: string, args: Record<string, unknown> = {}) {
   const structured = await callToolOk(mcp.client, name, args)
   expectMatchesOutputSchema(tool(name).outputSchema, structured)
+  const full = vaultTools.find((candidate) => candidate.name === name)?.outputSchema
+  expect(full?.strict().safeParse(structured).error).toBeUndefined()
   return structured as Answer
 }
 
@@ -152,12 +158,20 @@ describe('tools/list', () => {
       }
       expect(schema.additionalProperties, listed.name).toBe(false)
     }
-    expect(tool('vault_plan_withdraw').inputSchema.required).toEqual(['wallet'])
-    expect(tool('vault_plan_deposit').inputSchema.required).toEqual(['wallet', 'amountUsdc'])
+    // Every field listed as required (OpenAI's strict mode), the optional ones nullable.
+    expect(tool('vault_plan_withdraw').inputSchema.required).toEqual([
+      'wallet',
+      'amountUsdc',
+      'shares',
+      'slippageBps',
+    ])
+    expect(tool('vault_plan_deposit').inputSchema.required).toEqual([
+      'wallet',
+      'amountUsdc',
+      'slippageBps',
+    ])
     expect(tool('vault_plan_deposit').inputSchema.properties?.slippageBps).toMatchObject({
-      type: 'integer',
-      minimum: 0,
-      maximum: 1000,
+      anyOf: [{ type: 'integer', minimum: 0, maximum: 1000 }, { type: 'null' }],
     })
   })
 
@@ -168,7 +182,7 @@ describe('tools/list', () => {
       expect(JSON.stringify(listed.outputSchema), listed.name).not.toContain('$ref')
     }
     for (const name of planTools) {
-      expect(tool(name).outputSchema?.required).toEqual(
+      expect(Object.keys(tool(name).outputSchema?.properties ?? {})).toEqual(
         expect.arrayContaining(['chain', 'chainId', 'warning', 'transaction']),
       )
     }
@@ -365,8 +379,10 @@ describe('plan tools', () => {
     expect(byAmount.calls.calls).toEqual([
       { to: byAmount.transaction.to, data: byAmount.transaction.data, value: '0x0' },
     ])
+    // As a client in strict mode sends it: what it leaves out, null.
     const byShares = await ok('vault_plan_withdraw', {
       wallet,
+      amountUsdc: null,
       shares: '5000000',
       slippageBps: 500,
     })
@@ -382,6 +398,41 @@ describe('plan tools', () => {
     expect(BigInt(byShares.minUsdcOut.atomic)).toBeLessThanOrEqual(
       BigInt(byShares.expectedUsdcOut.atomic),
     )
+    // null is the default, as leaving it out is.
+    const byDefault = await ok('vault_plan_withdraw', {
+      wallet,
+      amountUsdc: '20',
+      shares: null,
+      slippageBps: null,
+    })
+    expect(byDefault).toMatchObject({ mode: 'amount', slippageBps: null })
+    const deposit = await ok('vault_plan_deposit', { wallet, amountUsdc: '10', slippageBps: null })
+    expect(deposit.slippageBps).toBe(10)
+  })
+
+  it('a withdrawal by shares worth 0 USDC says it rounds to zero, and the fewest shares that pay', async () => {
+    await merchantDeposits('60')
+    await devnet.advanceTime(30 * 24 * 3600)
+    const wallet = t.merchant.address
+    const text = await error('vault_plan_withdraw', { wallet, shares: '1' }, 'ZERO_AMOUNT')
+    expect(text).toContain('Burning 1 share units (0.000001 shares) pays 0 USDC')
+    expect(text).toContain('rounds down to zero')
+    expect(text).not.toMatch(/liquidity|Try again later/i)
+    const fewest =
+      /The fewest shares this wallet can withdraw for something are (\d+) share units/.exec(
+        text,
+      )?.[1]
+    expect(fewest, text).toBeDefined()
+    // They do pay, and one share unit fewer does not.
+    const paid = await ok('vault_plan_withdraw', { wallet, shares: fewest })
+    expect(BigInt(paid.expectedUsdcOut.atomic)).toBeGreaterThan(0n)
+    if (BigInt(fewest as string) > 1n) {
+      await error(
+        'vault_plan_withdraw',
+        { wallet, shares: String(BigInt(fewest as string) - 1n) },
+        'ZERO_AMOUNT',
+      )
+    }
   })
 
   it('each read and each plan makes one RPC round trip', async () => {

@@ -42,7 +42,7 @@ export const vaultCheckYield = defineTool({
   name: 'vault_check_yield',
   title: 'Check vault yield',
   description:
-    'Reads the rates the x402-vault USDC yield vault on Base Sepolia earns, from one block: for the lending market (Aave) and the lending vault (Morpho), the current and the time-weighted rate as an APY percentage and in ray, and whether each is safe; plus the venue the oracle selects for new deposits (or why none is safe) and whether the oracle is fresh. A value that cannot be read is { unavailable: true, code, reason }; the rest still answers.',
+    'Reads the rates the x402-vault USDC yield vault on Base Sepolia earns, from one block: for the lending market (Aave) and the lending vault (Morpho), the current and the time-weighted rate as an APY percentage and in ray, and whether each is safe; plus the venue the oracle selects for new deposits (or why none is safe) and whether the oracle is fresh.',
   inputSchema: toolInput('vault_check_yield', {}),
   outputSchema: z.object({
     chain: chainOutput(),

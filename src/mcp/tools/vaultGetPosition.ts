@@ -20,7 +20,7 @@ export const vaultGetPosition = defineTool({
   name: 'vault_get_position',
   title: 'Get a wallet’s vault position',
   description:
-    'Reads one wallet’s position in the x402-vault USDC yield vault on Base Sepolia, from one block: whether it is registered with the vault router (needed before its first deposit), its USDC balance and the allowance the router may spend, its shares, what it deposited, what that is worth now, the yield accrued, and withdrawableUsdc: what withdrawing everything pays now, after the fee (a vault_plan_withdraw for that amount works). Any address can be read; no key is needed. A value that cannot be read is { unavailable: true, code, reason }; the rest still answers.',
+    'Reads one wallet’s position in the x402-vault USDC yield vault on Base Sepolia, from one block: whether it is registered with the vault router (needed before its first deposit), its USDC balance and the allowance the router may spend, its shares, what it deposited, what that is worth now, the yield accrued, and withdrawableUsdc: what withdrawing everything pays now, after the fee (a vault_plan_withdraw for that amount works). Any address can be read; no key is needed.',
   inputSchema: toolInput('vault_get_position', {
     wallet: walletInput('The wallet to read: 0x followed by 40 hex digits.'),
   }),

@@ -25,7 +25,7 @@ export const vaultPlanApproveUsdc = defineTool({
   inputSchema: toolInput('vault_plan_approve_usdc', {
     wallet: walletInput('The wallet that will send the approval: 0x followed by 40 hex digits.'),
     amountUsdc: usdcInput(
-      'The allowance to give the vault router, in USDC as a decimal string with at most 6 decimals, greater than 0 and at most the server’s per-plan cap, such as "25".',
+      'The allowance for the vault router in USDC: a decimal string with at most 6 decimals, above 0 and within the per-plan cap, such as "25".',
     ),
   }),
   outputSchema: z.object({

@@ -1,8 +1,14 @@
 import { z } from 'zod'
-import { type DepositPlan, formatUsdc, planDeposit, VaultPreconditionError } from '../../index.js'
+import {
+  type DepositPlan,
+  formatUsdc,
+  getMinDeposit,
+  planDeposit,
+  VaultPreconditionError,
+} from '../../index.js'
 import { describeShares } from '../../sdk/shared.js'
 import { McpToolError, withAdvice } from '../errors.js'
-import { parseUsdcInput, parseWalletInput } from '../inputs.js'
+import { capBelowMinimumText, parseUsdcInput, parseWalletInput } from '../inputs.js'
 import { planEnvelope, type TransactionJson, transactionJson, usdcAmount } from '../json.js'
 import {
   addressOutput,
@@ -16,7 +22,7 @@ import {
   usdcOutput,
   walletInput,
 } from '../schemas.js'
-import { defineTool } from '../tool.js'
+import { defineTool, type VaultToolContext } from '../tool.js'
 
 /** `vault_plan_deposit`: an unsigned deposit, with the registration and approval it needs first. */
 export const vaultPlanDeposit = defineTool({
@@ -24,16 +30,16 @@ export const vaultPlanDeposit = defineTool({
   name: 'vault_plan_deposit',
   title: 'Plan a vault deposit',
   description:
-    'Plans, without signing or sending anything, a USDC deposit into the x402-vault yield vault on Base Sepolia: router.deposit(amount, wallet, minSharesOut). It checks the vault’s pause flag, minimum deposit, TVL cap and the wallet’s USDC balance; reports whether the wallet must first register with the router (needsRegistration, with the unsigned initialize()) and approve the router for the USDC (needsApproval, with the allowance and the shortfall); and lists in steps the unsigned transactions to send from the wallet, in order. It also returns every step as one EIP-5792 batch (calls) for a smart wallet’s wallet_sendCalls, simulates the whole sequence in one batch, and lists structured warnings. The amount is capped per plan by the server (VAULT_MCP_MAX_PLAN_USDC).',
+    'Plans, without signing or sending anything, a USDC deposit into the x402-vault yield vault on Base Sepolia: router.deposit(amount, wallet, minSharesOut). It checks the vault’s pause flag, minimum deposit, TVL cap and the wallet’s USDC balance; reports whether the wallet must first register with the router (needsRegistration, with the unsigned initialize()) and approve the router for the USDC (needsApproval, with the allowance and the shortfall); and lists in steps the unsigned transactions to send from the wallet, in order. It also gives every step as one EIP-5792 batch (calls) for a smart wallet, simulates the whole sequence and lists warnings. The amount is capped per plan by the server (VAULT_MCP_MAX_PLAN_USDC).',
   inputSchema: toolInput('vault_plan_deposit', {
     wallet: walletInput(
       'The wallet that pays the USDC, receives the shares and sends the transactions: 0x followed by 40 hex digits.',
     ),
     amountUsdc: usdcInput(
-      'USDC to deposit, as a decimal string with at most 6 decimals, at least the vault’s minimum deposit and at most the server’s per-plan cap, such as "25".',
+      'USDC to deposit: a decimal string with at most 6 decimals, from the vault’s minimum deposit up to the per-plan cap, such as "25".',
     ),
     slippageBps: slippageInput(
-      'Tolerance on the shares minted, in basis points: an integer from 0 to 1000 (10 = 0.1 %). Default 10.',
+      'Tolerance on the shares minted, in basis points: an integer from 0 to 1000 (10 = 0.1 %); null for the default of 10.',
     ),
   }),
   outputSchema: z.object({
@@ -80,13 +86,24 @@ export const vaultPlanDeposit = defineTool({
   annotations: readOnlyAnnotations,
   async handler(input, context) {
     const wallet = parseWalletInput(input.wallet)
-    const amount = parseUsdcInput(input.amountUsdc, context.config)
+    let amount: bigint
+    try {
+      amount = parseUsdcInput(input.amountUsdc, context.config)
+    } catch (error) {
+      throw await noDepositUnderCap(error, context)
+    }
     const vault = await context.vault()
     let plan: DepositPlan
     try {
-      plan = await planDeposit(vault, { wallet, amount, slippageBps: input.slippageBps })
+      plan = await planDeposit(vault, {
+        wallet,
+        amount,
+        slippageBps: input.slippageBps ?? undefined,
+      })
     } catch (error) {
-      if (error instanceof VaultPreconditionError) throw withWhatElseIsNeeded(error, amount)
+      if (error instanceof VaultPreconditionError) {
+        throw withWhatElseIsNeeded(error, amount, context.config.maxPlanUsdc)
+      }
       throw error
     }
     const steps = depositSteps(plan)
@@ -158,8 +175,25 @@ function depositNextSteps(plan: DepositPlan, count: number): string {
  * blocker is gone (registration, approval), so the user learns everything in one answer. The SDK's
  * blocker carries both, read in the plan's one round trip.
  */
-function withWhatElseIsNeeded(blocker: VaultPreconditionError, amount: bigint): McpToolError {
-  const { registered, allowance } = blocker.details as { registered?: unknown; allowance?: unknown }
+function withWhatElseIsNeeded(
+  blocker: VaultPreconditionError,
+  amount: bigint,
+  cap: bigint,
+): McpToolError {
+  const { registered, allowance, minDeposit } = blocker.details as {
+    registered?: unknown
+    allowance?: unknown
+    minDeposit?: unknown
+  }
+  if (blocker.code === 'BELOW_MIN_DEPOSIT' && typeof minDeposit === 'bigint' && minDeposit > cap) {
+    // "Plan at least the minimum" would only lead to PLAN_CAP_EXCEEDED: say what is really wrong.
+    return new McpToolError(`${blocker.message} ${capBelowMinimumText(cap, minDeposit)}`, {
+      code: blocker.code,
+      category: blocker.category,
+      details: blocker.details,
+      cause: blocker,
+    })
+  }
   const missing: string[] = []
   if (registered === false) missing.push('register with the vault router (router.initialize())')
   if (typeof allowance === 'bigint' && allowance < amount) {
@@ -175,5 +209,26 @@ function withWhatElseIsNeeded(blocker: VaultPreconditionError, amount: bigint): 
     category: blocker.category,
     details: blocker.details,
     cause: blocker,
+  })
+}
+
+/**
+ * A deposit above the per-plan cap: when the cap is below the vault's minimum deposit, "plan at
+ * most the cap" would only lead to `BELOW_MIN_DEPOSIT`, so the refusal says that no deposit can be
+ * planned by this server and what its operator must change. Reads the minimum (the verification's
+ * batch, or one more read on this refusal's path only); any other error is returned as it is.
+ */
+async function noDepositUnderCap(error: unknown, context: VaultToolContext): Promise<unknown> {
+  if (!(error instanceof McpToolError) || error.code !== 'PLAN_CAP_EXCEEDED') return error
+  const cap = context.config.maxPlanUsdc
+  const minimum = await context
+    .vault()
+    .then((vault) => getMinDeposit(vault))
+    .catch(() => undefined)
+  if (minimum === undefined || minimum <= cap) return error
+  return new McpToolError(capBelowMinimumText(cap, minimum), {
+    code: 'PLAN_CAP_EXCEEDED',
+    details: { ...error.details, minDeposit: minimum },
+    cause: error,
   })
 }

@@ -1,5 +1,14 @@
+import type { Address } from 'viem'
 import { z } from 'zod'
-import { formatUsdc, planWithdraw } from '../../index.js'
+import {
+  formatUsdc,
+  planWithdraw,
+  previewRedeem,
+  previewWithdrawNet,
+  type VaultContext,
+  VaultContractError,
+  type WithdrawPlan,
+} from '../../index.js'
 import { describeShares } from '../../sdk/shared.js'
 import { McpToolError } from '../errors.js'
 import {
@@ -12,6 +21,7 @@ import { planEnvelope, usdcAmount } from '../json.js'
 import {
   addressOutput,
   integerOutput,
+  optionalInput,
   planOutputShape,
   readOnlyAnnotations,
   sharesInput,
@@ -34,14 +44,15 @@ export const vaultPlanWithdraw = defineTool({
     wallet: walletInput(
       'The wallet that holds the shares, sends the transaction and receives the USDC: 0x followed by 40 hex digits.',
     ),
-    amountUsdc: usdcInput(
-      'USDC the wallet must receive at least, after the fee, as a decimal string with at most 6 decimals, such as "12.5". Give this or shares, not both.',
-    ).optional(),
+    amountUsdc: optionalInput(
+      usdcInput(),
+      'USDC the wallet receives at least, after the fee: a decimal string with at most 6 decimals, such as "12.5". This or shares; the other null.',
+    ),
     shares: sharesInput(
-      'Exact number of vault shares to burn, in base units as a whole-number string (the share token has 6 decimals: "2500000" is 2.5 shares). Give this or amountUsdc, not both.',
+      'Exact vault shares to burn, in base units as a whole-number string (6 decimals: "2500000" is 2.5 shares). This or amountUsdc; the other null.',
     ),
     slippageBps: slippageInput(
-      'For a withdrawal by shares: tolerance on the USDC out, in basis points, an integer from 0 to 1000 (10 = 0.1 %). Default 10. A withdrawal by amountUsdc always guarantees the full amount.',
+      'By shares: tolerance on the USDC out in basis points, an integer from 0 to 1000 (10 = 0.1 %); null for the default of 10. By amountUsdc the full amount is guaranteed.',
     ),
   }),
   outputSchema: z.object({
@@ -60,7 +71,7 @@ export const vaultPlanWithdraw = defineTool({
       .int()
       .nullable()
       .describe(
-        'The slippage applied to minUsdcOut, for a withdrawal by shares; null for a withdrawal by amountUsdc, where no slippage applies: minUsdcOut is the full amount asked for.',
+        'The slippage applied to minUsdcOut (by shares); null by amountUsdc, where minUsdcOut is the full amount asked for.',
       ),
     simulatedUsdcOut: usdcOutput('USDC the simulation paid out.'),
     blockNumber: integerOutput('The block the preview was read at.'),
@@ -68,20 +79,41 @@ export const vaultPlanWithdraw = defineTool({
   annotations: readOnlyAnnotations,
   async handler(input, context) {
     const wallet = parseWalletInput(input.wallet)
-    if ((input.amountUsdc === undefined) === (input.shares === undefined)) {
+    // null is "not given", as a client in strict mode sends what it leaves out.
+    const amountUsdc = input.amountUsdc ?? undefined
+    const sharesText = input.shares ?? undefined
+    if ((amountUsdc === undefined) === (sharesText === undefined)) {
       throw new McpToolError(
-        input.amountUsdc === undefined
+        amountUsdc === undefined
           ? 'Give amountUsdc (USDC to receive) or shares (shares to burn).'
-          : 'Give either amountUsdc (USDC to receive) or shares (shares to burn), not both.',
+          : 'Give either amountUsdc (USDC to receive) or shares (shares to burn), not both: leave the other out or null.',
         { code: 'INVALID_ARGUMENT' },
       )
     }
     const target =
-      input.amountUsdc === undefined
-        ? { shares: parseSharesInput(input.shares ?? '') }
-        : { amount: parseUsdcInput(input.amountUsdc, context.config) }
+      amountUsdc === undefined
+        ? { shares: parseSharesInput(sharesText ?? '') }
+        : { amount: parseUsdcInput(amountUsdc, context.config) }
     const vault = await context.vault()
-    const plan = await planWithdraw(vault, { wallet, ...target, slippageBps: input.slippageBps })
+    const slippageBps = input.slippageBps ?? undefined
+    let plan: WithdrawPlan
+    try {
+      plan = await planWithdraw(vault, { wallet, ...target, slippageBps })
+    } catch (error) {
+      // Only a revert can be dust's doing; RPC trouble is not worth another read.
+      if (target.shares === undefined || !(error instanceof VaultContractError)) throw error
+      throw (await dustRefusal(vault, wallet, target.shares)) ?? error
+    }
+    // Shares that pay nothing would be burned for a minimum of 0 USDC: never a plan to hand over.
+    if (plan.mode === 'shares' && plan.expectedUsdcOut === 0n) {
+      throw (
+        (await dustRefusal(vault, wallet, plan.shares)) ??
+        new McpToolError(
+          `Burning ${describeShares(plan.shares)} pays 0 USDC: its value rounds down to zero base units of USDC. Withdraw more shares, or withdraw by amountUsdc.`,
+          { code: 'ZERO_AMOUNT', details: { shares: plan.shares } },
+        )
+      )
+    }
     if (plan.mode === 'shares') {
       assertWithinPlanCap(
         plan.expectedUsdcOut,
@@ -105,3 +137,37 @@ export const vaultPlanWithdraw = defineTool({
     }
   },
 })
+
+/**
+ * A withdrawal by shares worth nothing: the router pays whole base units, so a few share units
+ * round down to 0 USDC. The withdrawal then either reverts (with a message about liquidity that the
+ * venues have plenty of) or would burn the shares for a minimum of 0 USDC. Reads, on this refusal's
+ * path only, what the shares pay and the fewest shares that pay 1 base unit, and says so.
+ *
+ * @returns The refusal, or `undefined` when the shares do pay something (the error stands).
+ */
+async function dustRefusal(
+  vault: VaultContext,
+  wallet: Address,
+  shares: bigint,
+): Promise<McpToolError | undefined> {
+  try {
+    if ((await previewRedeem(vault, { shares, wallet })) > 0n) return undefined
+    // The router's quote for the smallest payout aims a base unit above it, so it can be a share
+    // or two more than needed: the share counts below it are tried, in one batch.
+    const quoted = await previewWithdrawNet(vault, { amount: 1n, wallet })
+    const below = Array.from({ length: Number(quoted < 64n ? quoted : 64n) }, (_, index) =>
+      BigInt(index + 1),
+    )
+    const paid = await Promise.all(
+      below.map((count) => previewRedeem(vault, { shares: count, wallet })),
+    )
+    const fewest = below.find((_, index) => (paid[index] ?? 0n) > 0n) ?? quoted
+    return new McpToolError(
+      `Burning ${describeShares(shares)} pays 0 USDC: its value rounds down to zero base units of USDC. The fewest shares this wallet can withdraw for something are ${describeShares(fewest)}, which pay at least ${formatUsdc(1n)} USDC; or withdraw by amountUsdc (at least "${formatUsdc(1n)}").`,
+      { code: 'ZERO_AMOUNT', details: { shares, fewestShares: fewest } },
+    )
+  } catch {
+    return undefined
+  }
+}

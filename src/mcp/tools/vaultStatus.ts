@@ -19,7 +19,7 @@ export const vaultStatus = defineTool({
   name: 'vault_status',
   title: 'Vault status',
   description:
-    'Reads the x402-vault USDC yield vault on Base Sepolia, all values from one block: whether deposits are paused, the minimum deposit, the TVL cap and the room left under it, total assets and shares, the price per share, the share token and its symbol, the yield oracle’s freshness and age, the fee treasury, how the assets are split between the lending market (Aave) and the lending vault (Morpho), and how much can be withdrawn right now. A value that cannot be read is { unavailable: true, code, reason }; the rest still answers.',
+    'Reads the x402-vault USDC yield vault on Base Sepolia, all values from one block: whether deposits are paused, the minimum deposit, the TVL cap and the room left, total assets and shares, the price per share, the share token, the oracle’s freshness, the fee treasury, the split between the lending market (Aave) and the lending vault (Morpho), and what can be withdrawn now.',
   inputSchema: toolInput('vault_status', {}),
   outputSchema: z.object({
     chain: chainOutput(),
