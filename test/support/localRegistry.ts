@@ -264,6 +264,8 @@ function startFront(verdaccioPort: number, upstream: string, requests: RegistryR
     if (!recording) {
       recording = record(new URL(path.slice(1), upstream), accept)
       recordings.set(key, recording)
+      // A failed fetch (no network) is not kept: the next request tries again.
+      recording.catch(() => recordings.delete(key))
     }
     return recording
   }
