@@ -4,7 +4,7 @@
  * `package.json` names them in `peerDependenciesMeta` only, without `peerDependencies`: npm then neither
  * installs them nor looks them up, so that `npx -y x402-vault@beta` fetches the metadata of this
  * package alone (a declared peer, even an optional one, made every first `npx` fetch the full metadata
- * of each, and of their own peers: 17 documents, 23 MB). Yarn and pnpm read a name in
+ * of each, and of their own peers: 17 documents, 23 MB). Yarn (2 and later) and pnpm read a name in
  * `peerDependenciesMeta` as an optional peer of any version, so their strict layouts still let the
  * package load the app's copy. The versions are checked here, at run time, where the package loads
  * them: `PEER_DEPENDENCY_MISMATCH` names the package, the range, the installed version and the install
