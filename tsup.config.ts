@@ -3,6 +3,7 @@ import type { Plugin } from 'esbuild'
 import { defineConfig, type Options } from 'tsup'
 import { uPlotSources } from './src/cli/uPlotSources.js'
 import { recordHandshake, serializeHandshake } from './src/mcp/recordHandshake.js'
+import { supportedPeers } from './src/sdk/supportedPeers.js'
 
 const shared: Options = {
   format: ['esm'],
@@ -10,6 +11,12 @@ const shared: Options = {
   sourcemap: true,
   shims: false,
 }
+
+/**
+ * The bins bundle their peers: the SDK's check of the installed peers' versions (which reads them from
+ * `node_modules`, src/sdk/installedPeerVersion.ts) would read some other copy, not what they run.
+ */
+const bundlesPeers = { X402_VAULT_BUNDLES_PEERS: 'true' }
 
 /** The bins' chunks, in a folder of their own (under `dist`) that only the bins' build writes. */
 const binChunks = 'bin-chunks'
@@ -48,6 +55,9 @@ export default defineConfig([
     // too: as a dependency it would install Express and Hono (for its HTTP transports) into every
     // seller's app, and the stdio server needs neither.
     noExternal: ['viem', 'ox', 'abitype', /^@noble\//, /^@scure\//, /^@modelcontextprotocol\//],
+    // The other optional peers (and their subpaths) load from the app's install. package.json names
+    // them in `peerDependenciesMeta` only, where tsup does not look for its default externals.
+    external: Object.keys(supportedPeers),
   },
   {
     // The bins are self-contained bundles (dependencies included): a few files to load make the MCP
@@ -62,6 +72,7 @@ export default defineConfig([
     // Except `pg`, an optional peer that only `sweep --lock` loads, from the seller's own install.
     noExternal: [/^(?!pg(\/|$))/],
     external: ['pg'],
+    define: bundlesPeers,
     splitting: true,
     clean: false,
     esbuildOptions(options) {
@@ -101,6 +112,7 @@ export default defineConfig([
     name: 'mcp-start',
     entry: { 'mcp/bin': 'src/mcp/bin.ts', 'mcp/stdio': 'src/mcp/stdio.ts' },
     noExternal: [/.*/],
+    define: bundlesPeers,
     splitting: false,
     clean: false,
     esbuildPlugins: [

@@ -73,6 +73,7 @@ import {
   type BuyerAttachment,
   type PaymentHookTarget,
 } from './buyer/attachTo.js'
+import { checkPeerVersions } from './checkPeerVersions.js'
 import type { VaultContext } from './context.js'
 import { type CreateVaultContextParameters, createVaultContext } from './createVaultContext.js'
 import {
@@ -463,7 +464,8 @@ export type VaultClient<extended extends object = object> = VaultContext &
  *
  * @param parameters - `publicClient`, `walletClient?`, `chain`, `addresses?`.
  * @returns The client.
- * @throws {VaultConfigError} `UNKNOWN_CHAIN`, `CHAIN_MISMATCH`; {VaultValidationError} `INVALID_ADDRESS`.
+ * @throws {VaultConfigError} `UNKNOWN_CHAIN`, `CHAIN_MISMATCH`; `PEER_DEPENDENCY_MISMATCH` when the
+ *   app's viem is older than this package supports; {VaultValidationError} `INVALID_ADDRESS`.
  * @example
  * const vault = createVaultClient({
  *   publicClient: createPublicClient({ chain: baseSepolia, transport: vaultHttp(rpcUrl) }),
@@ -473,6 +475,8 @@ export type VaultClient<extended extends object = object> = VaultContext &
  * const status = await vault.getStatus()
  */
 export function createVaultClient(parameters: CreateVaultClientParameters): VaultClient {
+  // The clients come from the app's viem: npm no longer checks its version (see `supportedPeers`).
+  checkPeerVersions({ feature: 'x402-vault', packages: ['viem'] })
   return decorate(createVaultContext(parameters), {})
 }
 

@@ -1,26 +1,27 @@
+import { checkPeerVersions } from './checkPeerVersions.js'
 import { VaultConfigError } from './errors/classes.js'
+import { installedPeerVersion } from './installedPeerVersion.js'
+import { installLine, type PeerFeature, type PeerName, supportedPeers } from './supportedPeers.js'
 
-/** Who needs the optional peer dependencies, and what to install for them. */
-export type PeerFeature = {
-  /** The entry point or feature, such as `x402-vault/express`. */
-  feature: string
-  /** Every package the feature needs, such as `['@x402/core', '@x402/evm', '@x402/express', 'express']`. */
-  packages: readonly string[]
-}
+export type { PeerFeature } from './supportedPeers.js'
 
 /**
- * Loads a module that needs optional peer dependencies, at the moment a feature first needs it.
+ * Loads a module that needs optional peer dependencies, at the moment a feature first needs it, once
+ * the installed ones are known to be supported versions.
  *
  * The package's dependencies are all optional peers, so that `npx x402-vault` installs nothing but
  * the package. A static import of a peer that is not installed fails while Node links the module,
  * before any of our code runs, with a stack trace; loading it here turns that into an error that names
- * the package and the install line.
+ * the package and the install line. npm does not check the peers' versions (`package.json` names them
+ * in `peerDependenciesMeta` only: see `supportedPeers`), so this does, before loading them.
  *
  * @param load - Imports the module, such as `() => import('@x402/express')`.
  * @param peers - The feature's name and every package it needs.
  * @returns The module.
- * @throws {VaultConfigError} `PEER_DEPENDENCY_MISSING` when a package cannot be found, naming it in the
- *   message and in `details.package`; any other error as it is.
+ * @throws {VaultConfigError} `PEER_DEPENDENCY_MISMATCH` when an installed package is outside the
+ *   supported range (see `checkPeerVersions`); `PEER_DEPENDENCY_MISSING` when a package cannot be
+ *   found, naming it in the message and in `details.package`, with the `npm i` line for every package
+ *   of the feature that is missing; any other error as it is.
  * @example
  * const { paymentMiddlewareFromHTTPServer } = await importPeer(() => import('@x402/express'), {
  *   feature: 'x402-vault/express',
@@ -31,14 +32,26 @@ export async function importPeer<module>(
   load: () => Promise<module>,
   peers: PeerFeature,
 ): Promise<module> {
+  checkPeerVersions(peers)
   try {
     return await load()
   } catch (error) {
     const missing = missingPackage(error)
     if (missing === undefined) throw error
-    const install = `npm i ${peers.packages.join(' ')}`
+    // The one Node named first, then any other of the feature's packages that is not installed either.
+    const absent = peers.packages.filter(
+      (name) => name !== missing && installedPeerVersion(name) === 'not installed',
+    )
+    const named = isPeerName(missing) ? [missing, ...absent] : absent
+    const install =
+      named.length > 0 ? installLine(named.map((name) => ({ name }))) : `npm i ${missing}`
+    const names = [missing, ...absent]
+    const which =
+      names.length === 1
+        ? `the package ${missing}, which is`
+        : `the packages ${names.slice(0, -1).join(', ')} and ${names.at(-1)}, which are`
     throw new VaultConfigError(
-      `${peers.feature} needs the package ${missing}, which is not installed. Install what it needs: ${install}`,
+      `${peers.feature} needs ${which} not installed. Install what it needs: ${install}`,
       {
         code: 'PEER_DEPENDENCY_MISSING',
         details: { package: missing, feature: peers.feature, install },
@@ -46,6 +59,10 @@ export async function importPeer<module>(
       },
     )
   }
+}
+
+function isPeerName(name: string): name is PeerName {
+  return Object.hasOwn(supportedPeers, name)
 }
 
 /**

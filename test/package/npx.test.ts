@@ -1,7 +1,10 @@
 /**
  * The registration most users write, exactly: command `npx`, args `-y x402-vault@beta`, run by a real
- * MCP client with an empty npm cache against a private registry that holds this package's tarball
- * under `beta` and proxies nothing. So the first start needs nothing but the package itself.
+ * MCP client with an empty npm cache against a registry on loopback that holds this package's tarball
+ * under `beta` and serves every other package as the public registry does (its real metadata,
+ * recorded). So the first start is seen as users meet it: what npx asks the registry for, not only
+ * what it installs. A declared peer, even an optional one, made npx fetch the full metadata of each
+ * and of their own peers (17 documents, 23 MB, one after the other) before the server started.
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -20,6 +23,7 @@ beforeAll(async () => {
   const [packed, started] = await Promise.all([packPackage(work), startLocalRegistry()])
   registry = started
   await registry.publish(packed.tarball, 'beta')
+  registry.takeRequests()
 }, 180_000)
 
 afterAll(async () => {
@@ -28,7 +32,7 @@ afterAll(async () => {
 })
 
 describe('npx -y x402-vault@beta, from a registry, with an empty cache', () => {
-  it('serves MCP: a real MCP client lists the six tools, and npx installed the package alone', async () => {
+  it('serves MCP: a real MCP client lists the six tools; npx fetched and installed the package alone', async () => {
     if (!registry) throw new Error('no registry')
     const cache = join(work, 'npm-cache')
     const transport = new StdioClientTransport({
@@ -54,5 +58,10 @@ describe('npx -y x402-vault@beta, from a registry, with an empty cache', () => {
     const [install] = await readdir(join(cache, '_npx'))
     const installed = await readdir(join(cache, '_npx', install as string, 'node_modules'))
     expect(installed.filter((name) => !name.startsWith('.'))).toEqual(['x402-vault'])
+    // Nothing but this package's metadata and tarball: no peer's metadata, however optional.
+    const asked = registry
+      .takeRequests()
+      .map(({ kind, packageName }) => `${kind} ${packageName ?? ''}`)
+    expect([...new Set(asked)].sort()).toEqual(['packument x402-vault', 'tarball x402-vault'])
   }, 120_000)
 })

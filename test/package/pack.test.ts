@@ -1,7 +1,9 @@
 /**
  * The package as users get it: `npm pack` once, then installs from that tarball into empty folders, as
  * a seller on Express, a seller on Hono, a plain install (what `npx` installs for the MCP server), and
- * a TypeScript consumer of every subpath and of every ```ts block of the README and the guides. publint
+ * a TypeScript consumer of every subpath and of every ```ts block of the README and the guides; and as
+ * sellers and an SDK user who lack a peer or have one of an unsupported version, which npm no longer
+ * reports (package.json names the peers in `peerDependenciesMeta` only) and the package names. publint
  * and arethetypeswrong check the tarball itself. Installs come from npm's cache where they can
  * (`--prefer-offline`: `npm ci` cached the tarballs; npm 11 may still ask the registry for full package
  * metadata), so they prove that the published files alone work.
@@ -27,6 +29,12 @@ const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) 
 }
 /** What the README said before the x402 packages became peers: no @x402/evm. */
 const expressSellerWithoutEvm = ['viem', '@x402/express', 'express'].map(peer)
+const honoSeller = ['viem', '@x402/core', '@x402/evm', '@x402/hono', 'hono'].map(peer)
+/**
+ * Peers of versions this release does not support, as an app that had them already keeps them: npm
+ * installs them without a word (package.json declares no peerDependencies), the package names them.
+ */
+const unsupported = { express: 'express@4.17.3', xHono: '@x402/hono@2.26.0', viem: 'viem@2.47.6' }
 /** The most `npx x402-vault@beta` may install (issue #17): what the MCP server's bin needs. */
 const maxInstallBytes = 10 * 1024 * 1024
 
@@ -34,7 +42,17 @@ let work: string
 let tarball: string
 let packedFiles: string[]
 /** Install folders, by who installs. */
-const folders = { plain: '', express: '', expressWithoutEvm: '', hono: '', types: '' }
+const folders = {
+  plain: '',
+  express: '',
+  expressWithoutEvm: '',
+  expressOnOldExpress: '',
+  hono: '',
+  honoWithoutEvm: '',
+  honoOnOldX402: '',
+  sdkOnOldViem: '',
+  types: '',
+}
 
 /** Installs the tarball and `packages` into a new empty folder. */
 async function installInto(name: keyof typeof folders, packages: readonly string[]): Promise<void> {
@@ -83,6 +101,31 @@ async function typeCheck(folder: string, files: string[], types: string[]): Prom
   })
 }
 
+/**
+ * What `createPaywall({})` of `x402-vault/<framework>` rejects with in `folder`, through `import` and
+ * through `require` (where Node reports a missing module in other words).
+ */
+async function paywallErrors(
+  folder: string,
+  framework: 'express' | 'hono',
+): Promise<{ code: string; message: string }[]> {
+  const outputs = await Promise.all([
+    nodeIn(
+      folder,
+      `const { createPaywall } = await import('x402-vault/${framework}')
+const error = await createPaywall({}).catch((e) => e)
+console.log(JSON.stringify({ code: error.code, message: error.message }))`,
+    ),
+    nodeIn(
+      folder,
+      `require('x402-vault/${framework}').createPaywall({}).catch((error) =>
+  console.log(JSON.stringify({ code: error.code, message: error.message })))`,
+      'commonjs',
+    ),
+  ])
+  return outputs.map((output) => JSON.parse(output) as { code: string; message: string })
+}
+
 /** Runs a snippet with node in `folder`, as an ES module or as CommonJS; returns its stdout. */
 async function nodeIn(
   folder: string,
@@ -102,7 +145,21 @@ beforeAll(async () => {
     installInto('plain', []),
     installInto('express', expressSeller),
     installInto('expressWithoutEvm', expressSellerWithoutEvm),
-    installInto('hono', ['viem', '@x402/core', '@x402/evm', '@x402/hono', 'hono'].map(peer)),
+    installInto('hono', honoSeller),
+    installInto(
+      'honoWithoutEvm',
+      honoSeller.filter((spec) => !spec.startsWith('@x402/evm@')),
+    ),
+    // Not in npm's cache from `npm ci`: from the registry.
+    installInto('expressOnOldExpress', [
+      ...expressSeller.filter((spec) => !spec.startsWith('express@')),
+      unsupported.express,
+    ]),
+    installInto('honoOnOldX402', [
+      ...honoSeller.filter((spec) => !spec.startsWith('@x402/hono@')),
+      unsupported.xHono,
+    ]),
+    installInto('sdkOnOldViem', [unsupported.viem]),
     installInto('types', [
       peer('viem'),
       peer('@x402/core'),
@@ -231,29 +288,97 @@ for (const entry of ['express', 'hono']) console.log(typeof require('x402-vault/
     )
   })
 
-  it('a seller who lacks an x402 package gets an error naming it and the install line', async () => {
-    // The Express seller's install line from before the x402 packages were peers: no @x402/evm.
-    expect(has(folders.expressWithoutEvm, '@x402/evm')).toBe(false)
-    const stdout = await nodeIn(
-      folders.expressWithoutEvm,
-      `const { createPaywall } = await import('x402-vault/express')
-const error = await createPaywall({}).catch((e) => e)
-console.log(JSON.stringify({ code: error.code, message: error.message }))`,
-    )
-    // The same through require, where Node reports a missing module in other words.
-    const required = await nodeIn(
-      folders.expressWithoutEvm,
-      `require('x402-vault/express').createPaywall({}).catch((error) =>
-  console.log(JSON.stringify({ code: error.code, message: error.message })))`,
-      'commonjs',
-    )
-    for (const output of [stdout, required]) {
-      const error = JSON.parse(output) as { code: string; message: string }
-      expect(error.code).toBe('PEER_DEPENDENCY_MISSING')
-      expect(error.message).toBe(
-        'x402-vault/express needs the package @x402/evm, which is not installed. Install what it needs: npm i @x402/core @x402/evm @x402/express express',
-      )
+  it.each([
+    ['express', 'expressWithoutEvm'],
+    ['hono', 'honoWithoutEvm'],
+  ] as const)(
+    'a seller on %s who lacks an x402 package gets an error naming it and the install line (import and require)',
+    async (framework, folder) => {
+      // The Express seller's install line from before the x402 packages were peers had no @x402/evm.
+      expect(has(folders[folder], '@x402/evm')).toBe(false)
+      for (const error of await paywallErrors(folders[folder], framework)) {
+        expect(error.code).toBe('PEER_DEPENDENCY_MISSING')
+        expect(error.message).toBe(
+          `x402-vault/${framework} needs the package @x402/evm, which is not installed. Install what it needs: npm i @x402/evm@2.27`,
+        )
+      }
+    },
+  )
+
+  it.each([
+    [
+      'express',
+      'expressOnOldExpress',
+      'x402-vault/express needs express ^4.21.0 || ^5.0.0, but 4.17.3 is installed. Install a supported version: npm i express@4',
+    ],
+    [
+      'hono',
+      'honoOnOldX402',
+      'x402-vault/hono needs @x402/hono ~2.27.0, but 2.26.0 is installed. Install a supported version: npm i @x402/hono@2.27',
+    ],
+  ] as const)(
+    'a seller on %s with a peer of an unsupported version gets an error naming it, the range, the version and the install line',
+    async (framework, folder, message) => {
+      for (const error of await paywallErrors(folders[folder], framework)) {
+        expect(error.code).toBe('PEER_DEPENDENCY_MISMATCH')
+        expect(error.message).toBe(message)
+      }
+    },
+  )
+
+  it('an SDK user on an unsupported viem gets an error naming it from createVaultClient (import and require)', async () => {
+    const makeClient = `const client = createPublicClient({ transport: http('http://127.0.0.1:9') })
+try {
+  createVaultClient({ publicClient: client, chain: 'base-sepolia' })
+  console.log('{}')
+} catch (error) {
+  console.log(JSON.stringify({ code: error.code, message: error.message }))
+}`
+    const outputs = await Promise.all([
+      nodeIn(
+        folders.sdkOnOldViem,
+        `import { createPublicClient, http } from 'viem'
+import { createVaultClient } from 'x402-vault'
+${makeClient}`,
+      ),
+      nodeIn(
+        folders.sdkOnOldViem,
+        `const { createPublicClient, http } = require('viem')
+const { createVaultClient } = require('x402-vault')
+${makeClient}`,
+        'commonjs',
+      ),
+    ])
+    for (const output of outputs) {
+      expect(JSON.parse(output)).toEqual({
+        code: 'PEER_DEPENDENCY_MISMATCH',
+        message:
+          'x402-vault needs viem ^2.48.0, but 2.47.6 is installed. Install a supported version: npm i viem@2',
+      })
     }
+    // With a supported viem (the Express seller's 2.57.20), the same call makes the client.
+    const supported = await nodeIn(
+      folders.express,
+      `import { createPublicClient, http } from 'viem'
+import { createVaultClient } from 'x402-vault'
+${makeClient}`,
+    )
+    expect(JSON.parse(supported)).toEqual({})
+  })
+
+  it('an SDK user without viem: x402-vault loads (it carries the viem it runs); the README snippet stops at its own import of viem, which Node names', async () => {
+    expect(has(folders.plain, 'viem')).toBe(false)
+    const loaded = await nodeIn(
+      folders.plain,
+      "const m = await import('x402-vault'); console.log(typeof m.createVaultClient)",
+    )
+    expect(loaded.trim()).toBe('function')
+    const snippet = await nodeIn(
+      folders.plain,
+      `import { createPublicClient } from 'viem'
+import { createVaultClient } from 'x402-vault'`,
+    ).catch((error: { stderr?: string }) => error.stderr ?? '')
+    expect(snippet).toContain("Cannot find package 'viem'")
   })
 
   it.each([
@@ -273,7 +398,7 @@ console.log(JSON.stringify({ code: error.code, message: error.message }))`,
 const error = await createPaywall({}).catch((e) => e)
 console.log(error.name, error.code)`,
       )
-      expect(stdout.trim()).toMatch(/^Vault\w*Error (?!PEER_DEPENDENCY_MISSING)[A-Z_]+$/)
+      expect(stdout.trim()).toMatch(/^Vault\w*Error (?!PEER_DEPENDENCY_MIS)[A-Z_]+$/)
     },
   )
 

@@ -1,12 +1,23 @@
 /**
- * The package as `npx` gets it: `npm pack` of this repository, and a private npm registry (verdaccio)
- * on loopback that serves it under the `beta` tag and proxies nothing, so that an install from it
- * needs no network and can only use what the tarball itself holds.
+ * The package as `npx` gets it: `npm pack` of this repository, and an npm registry on loopback as users
+ * meet it. The packed package is published to a private registry (verdaccio) under the `beta` tag; any
+ * other package is served as the public registry serves it: its metadata and tarballs fetched once
+ * from the registry npm is configured with, then replayed from that recording, byte for byte, at their
+ * real size. A front on loopback routes each request and records it, so that a test or the bench sees
+ * which package documents npm asked for, and how large they were.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+} from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -87,10 +98,34 @@ export async function bytesUnder(dir: string): Promise<number> {
   return sizes.reduce((sum, size) => sum + size, 0)
 }
 
-/** A running private registry. */
+/** One request npm made to the registry, as the front saw it. */
+export type RegistryRequest = {
+  /** `GET`, `PUT`, … */
+  method: string
+  /** The path, decoded: `/x402-vault`, `/@x402/core`, `/viem/-/viem-2.57.20.tgz`. */
+  path: string
+  /** The package a document or tarball belongs to; `undefined` for the registry's own endpoints. */
+  packageName: string | undefined
+  /** A package's document (its packument), a tarball, or anything else (log-in, publish). */
+  kind: 'packument' | 'tarball' | 'other'
+  /**
+   * For a packument: npm asked for the full document (`Accept: application/json`), not the
+   * abbreviated one (`application/vnd.npm.install-v1+json`).
+   */
+  full: boolean
+  /** Served by the private registry (what was published to it) or replayed from the public one. */
+  source: 'published' | 'recorded'
+  status: number
+  /** The size of the body served, in bytes. */
+  bytes: number
+}
+
+/** A running registry. */
 export type LocalRegistry = {
-  /** `http://127.0.0.1:<port>/` */
+  /** `http://127.0.0.1:<port>/`: the front, which npm talks to. */
   url: string
+  /** Where packages that were not published here come from, such as `https://registry.npmjs.org/`. */
+  upstream: string
   /** Publishes a tarball under a dist-tag, such as `beta`. */
   publish: (tarball: string, tag: string) => Promise<void>
   /**
@@ -98,6 +133,8 @@ export type LocalRegistry = {
    * folder for a cold start) and no user or global configuration.
    */
   npmEnv: (cache: string) => Record<string, string>
+  /** The requests made since the registry started or since the last call, in the order they came. */
+  takeRequests: () => RegistryRequest[]
   /** Stops the registry and deletes its storage. */
   stop: () => Promise<void>
 }
@@ -110,7 +147,9 @@ runServer(process.argv[2]).then((server) =>
   server.listen(0, '127.0.0.1', () => console.log('listening ' + server.address().port)))
 `
 
-// No uplinks: the registry serves what was published to it and nothing else.
+// No uplinks: verdaccio serves what was published to it and answers 404 for anything else, which the
+// front then serves from the public registry's recording. verdaccio would rewrite and store what it
+// proxies; the recording serves the public registry's own bytes.
 const config = `storage: ./storage
 auth:
   htpasswd:
@@ -125,15 +164,22 @@ log: { type: stdout, format: json, level: error }
 `
 
 /**
- * Starts verdaccio on 127.0.0.1 with its storage and configuration in a new temporary folder.
+ * Starts the registry on 127.0.0.1: verdaccio with its storage and configuration in a new temporary
+ * folder, behind a front that records every request and serves any package not published here as
+ * `upstream` serves it (recorded on first use, then replayed).
  *
+ * @param options - `upstream`: the registry to record from; by default the one npm is configured with.
  * @example
  * const registry = await startLocalRegistry()
  * await registry.publish(tarball, 'beta')
  * // npx -y x402-vault@beta, with registry.npmEnv(emptyCache)
+ * const asked = registry.takeRequests().filter((request) => request.kind === 'packument')
  * await registry.stop()
  */
-export async function startLocalRegistry(): Promise<LocalRegistry> {
+export async function startLocalRegistry(
+  options: { upstream?: string } = {},
+): Promise<LocalRegistry> {
+  const upstream = options.upstream ?? (await configuredRegistry())
   const folder = await mkdtemp(join(tmpdir(), 'x402-vault-registry-'))
   await writeFile(join(folder, 'config.yaml'), config)
   await writeFile(join(folder, 'user.npmrc'), '')
@@ -145,8 +191,13 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
   )
   const killOnExit = () => child.kill('SIGKILL')
   process.once('exit', killOnExit)
+  let front: Server | undefined
   const stop = async () => {
     process.off('exit', killOnExit)
+    if (front) {
+      front.closeAllConnections()
+      await new Promise((resolve) => front?.close(resolve))
+    }
     if (child.exitCode === null && child.signalCode === null) {
       child.kill()
       await once(child, 'exit')
@@ -154,7 +205,11 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
     await rm(folder, { recursive: true, force: true })
   }
   try {
-    const port = await listeningPort(child)
+    const verdaccioPort = await listeningPort(child)
+    const requests: RegistryRequest[] = []
+    front = startFront(verdaccioPort, upstream, requests)
+    await once(front, 'listening')
+    const port = (front.address() as AddressInfo).port
     const url = `http://127.0.0.1:${port}/`
     const npmEnv = (cache: string): Record<string, string> => ({
       PATH: process.env.PATH ?? '',
@@ -178,10 +233,126 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
         },
       })
     }
-    return { url, publish, npmEnv, stop }
+    const takeRequests = () => requests.splice(0, requests.length)
+    return { url, upstream, publish, npmEnv, takeRequests, stop }
   } catch (error) {
     await stop()
     throw error
+  }
+}
+
+/** The registry npm is configured with here (`npm config get registry`), ending with `/`. */
+async function configuredRegistry(): Promise<string> {
+  const configured =
+    process.env.npm_config_registry ?? (await run('npm', ['config', 'get', 'registry'])).stdout
+  const url = configured.trim()
+  return url.endsWith('/') ? url : `${url}/`
+}
+
+/** A response of the upstream registry, kept to be served again as it was. */
+type Recording = { status: number; headers: Record<string, string>; body: Buffer }
+
+/**
+ * The front: every request goes to verdaccio first; a GET that verdaccio answers 404 (a package not
+ * published there) is served from `upstream`'s recorded answer to the same path and `Accept`.
+ */
+function startFront(verdaccioPort: number, upstream: string, requests: RegistryRequest[]): Server {
+  const recordings = new Map<string, Promise<Recording>>()
+  const recorded = (path: string, accept: string): Promise<Recording> => {
+    const key = `${accept}\n${path}`
+    let recording = recordings.get(key)
+    if (!recording) {
+      recording = record(new URL(path.slice(1), upstream), accept)
+      recordings.set(key, recording)
+      // A failed fetch (no network) is not kept: the next request tries again.
+      recording.catch(() => recordings.delete(key))
+    }
+    return recording
+  }
+  const server = createServer((incoming, response) => {
+    void (async () => {
+      const body = Buffer.concat(await incoming.toArray())
+      const path = incoming.url ?? '/'
+      const seen = describeRequest(incoming.method ?? 'GET', path, incoming.headers)
+      const local = await forward(verdaccioPort, incoming, body)
+      if (local.status === 404 && incoming.method === 'GET' && seen.packageName !== undefined) {
+        local.response.resume()
+        const {
+          status,
+          headers,
+          body: recordedBody,
+        } = await recorded(path, incoming.headers.accept ?? '*/*')
+        response.writeHead(status, { ...headers, 'content-length': recordedBody.length })
+        response.end(recordedBody)
+        requests.push({ ...seen, source: 'recorded', status, bytes: recordedBody.length })
+        return
+      }
+      response.writeHead(local.status, local.response.headers)
+      let bytes = 0
+      local.response.on('data', (chunk: Buffer) => {
+        bytes += chunk.length
+      })
+      local.response.pipe(response)
+      await once(local.response, 'end')
+      requests.push({ ...seen, source: 'published', status: local.status, bytes })
+    })().catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' })
+      response.end(`registry front: ${(error as Error).message}`)
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  return server
+}
+
+/** Sends a request on to verdaccio as it came (its `Host` too, so that tarball URLs name the front). */
+async function forward(
+  port: number,
+  incoming: IncomingMessage,
+  body: Buffer,
+): Promise<{ status: number; response: IncomingMessage }> {
+  const sent = httpRequest({
+    host: '127.0.0.1',
+    port,
+    method: incoming.method,
+    path: incoming.url,
+    headers: incoming.headers,
+  })
+  sent.end(body)
+  const [response] = (await once(sent, 'response')) as [IncomingMessage]
+  return { status: response.statusCode ?? 502, response }
+}
+
+/** Fetches one document or tarball from the upstream registry, whole (decompressed), with its type. */
+async function record(url: URL, accept: string): Promise<Recording> {
+  const response = await fetch(url, { headers: { accept } })
+  const body = Buffer.from(await response.arrayBuffer())
+  const headers: Record<string, string> = {}
+  for (const name of ['content-type', 'etag', 'last-modified', 'cache-control']) {
+    const value = response.headers.get(name)
+    if (value !== null) headers[name] = value
+  }
+  return { status: response.status, headers, body }
+}
+
+/** What a request is about, from its method, path and `Accept` header. */
+function describeRequest(
+  method: string,
+  url: string,
+  headers: IncomingHttpHeaders,
+): Pick<RegistryRequest, 'method' | 'path' | 'packageName' | 'kind' | 'full'> {
+  const path = decodeURIComponent(url.split('?')[0] ?? '/')
+  // `/name`, `/@scope/name`, or a tarball under either: `/name/-/name-1.0.0.tgz`.
+  const match = /^\/((?:@[^/]+\/)?[^/@-][^/]*)(\/-\/[^/]+\.tgz)?$/.exec(path)
+  if (method !== 'GET' || !match)
+    return { method, path, packageName: undefined, kind: 'other', full: false }
+  const tarball = match[2] !== undefined
+  const abbreviated = (headers.accept ?? '').includes('application/vnd.npm.install-v1+json')
+  return {
+    method,
+    path,
+    packageName: match[1],
+    kind: tarball ? 'tarball' : 'packument',
+    full: !tarball && !abbreviated,
   }
 }
 

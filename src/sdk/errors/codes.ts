@@ -40,6 +40,7 @@ export const vaultErrorCodes = [
   'WALLET_CLIENT_REQUIRED',
   'ACCOUNT_REQUIRED',
   'PEER_DEPENDENCY_MISSING',
+  'PEER_DEPENDENCY_MISMATCH',
   // preconditions and their contract-revert twins
   'DEPOSITS_PAUSED',
   'BELOW_MIN_DEPOSIT',
