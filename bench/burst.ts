@@ -4,7 +4,7 @@ import { buyerFetch, paymentResponseOf } from '../test/support/merchantApps.js'
 import type { BenchContext, Measured } from './context.js'
 import { latestBlock, openPaywallShop, withDeadline } from './seller.js'
 
-/** 50 concurrent paid requests, then the accounting in base units (issue #11). */
+/** 50 concurrent paid requests, then the accounting in base units. */
 export type Burst = {
   /** Paid responses with a successful settlement. */
   settlements: number

@@ -27,7 +27,7 @@ export type BuyerBench = {
   recallWaitP50Ms: number
   /**
    * The longest such wait among the 10 concurrent payments, against one recall's time: the longer of
-   * `recallWaitP50Ms` and the burst's slowest recall (its `durationMs`), as in the test of #22, which
+   * `recallWaitP50Ms` and the burst's slowest recall (its `durationMs`), as test/buyer/attachTo.devnet.test.ts checks, which
    * asks ≤ 2. The burst's second recall runs beside the first one's settlements and takes longer.
    */
   burstSlowestWaitVsOneRecall: number

@@ -24,10 +24,10 @@ export type Measured<T> = { value: T } | { value: null; notMeasured: string }
 /**
  * The result of a measurement that cannot run yet.
  *
- * @param reason - What it needs, such as `createPaywall (issue #8)`.
+ * @param reason - What it needs, such as `needs createPaywall`.
  * @returns `{ value: null, notMeasured: reason }`.
  * @example
- * return notMeasured('needs createPaywall (issue #8)')
+ * return notMeasured('needs createPaywall')
  */
 export function notMeasured(reason: string): { value: null; notMeasured: string } {
   return { value: null, notMeasured: reason }

@@ -20,7 +20,7 @@ import { vaultHttp } from '../src/sdk/transport.js'
 import { startCountingProxy } from '../test/support/countingProxy.js'
 import { type BenchContext, type Measured, notMeasured } from './context.js'
 
-/** One ledger scan over a busy stretch of chain (issue #23). */
+/** One ledger scan over a busy stretch of chain. */
 export type LedgerBench = {
   /** Blocks scanned. */
   blocks: number

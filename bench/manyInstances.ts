@@ -1,5 +1,5 @@
 /**
- * Many web instances of one merchant, in the two shapes a seller can run them (issue #21): four
+ * Many web instances of one merchant, in the two shapes a seller can run them: four
  * merchant processes with the in-process sweeper off and one `x402-vault sweep --watch` beside them,
  * against the same four each sweeping in-process after its own sales. For each: the deposits, the
  * failed or conflicting sends, and the merchant side's RPC requests per settlement. Then the delay

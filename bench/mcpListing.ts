@@ -5,7 +5,7 @@ import { startHttpMcp } from '../test/support/mcpHttp.js'
 import type { BenchContext } from './context.js'
 import { percentile, roundMs } from './stats.js'
 
-/** What `tools/list` costs a client (PRODUCT.md §9): its size, and the official v1 client's CPU. */
+/** What `tools/list` costs a client: its size, and the official v1 client's CPU. */
 export type McpListing = {
   /** The 2025-era `tools/list` answer as the server sends it (a JSON-RPC body), in bytes. */
   bytes: number

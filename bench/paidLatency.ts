@@ -15,7 +15,7 @@ import {
 } from './seller.js'
 import { percentile, roundMs } from './stats.js'
 
-/** The paid-request p50 latency with the sweeper on, against plain x402 middleware (issue #11). */
+/** The paid-request p50 latency with the sweeper on, against plain x402 middleware. */
 export type PaidRequestLatency = {
   /** Paid requests measured for each app (warm-up not counted). */
   requests: number

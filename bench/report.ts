@@ -16,7 +16,7 @@ import type { SdkCall } from './sdkCalls.js'
 import type { Sweep } from './sweep.js'
 import type { X402Gas } from './x402Gas.js'
 
-/** One budget of PRODUCT.md §9 (or §4 for the SDK rows) against its measured value. */
+/** One budget (docs/performance.md) against its measured value. */
 export type BudgetCheck = {
   name: string
   /** The measured value; `null` while not measured. */
@@ -28,7 +28,7 @@ export type BudgetCheck = {
   within: boolean | null
 }
 
-/** The report `npm run bench -- --json` prints: the shape of issue #11, then the details. */
+/** The report `npm run bench -- --json` prints: the budgets, then the details. */
 export type BenchReport = {
   rpcRoundTrips: RpcRoundTrips
   paidRequestLatency: PaidRequestLatency | null

@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: measures the budgets of PRODUCT.md §9 on a devnet and prints a table, or with
- * `--json` exactly one JSON object (the shape of issue #11, then the details). Progress goes to
+ * `npm run bench`: measures the budgets of docs/performance.md on a devnet and prints a table, or with
+ * `--json` exactly one JSON object (the budgets, then the details). Progress goes to
  * stderr. Exit code 1 when a measured value breaks its budget, 2 when the bench cannot run.
  *
  *   npm run build && npm run bench [-- --json] [-- --smoke]

@@ -11,7 +11,7 @@ export type SdkCall = { roundTrips: number; budget: number; p50Ms: number; p95Ms
  * Measures the SDK calls under the MCP tools, in process (no MCP, no stdio): round trips counted at
  * the transport's fetch, and latency on the devnet, over a batching transport (`batch: true`, as the MCP
  * server uses): a plan's multicall and its simulation start in the same tick and share one request.
- * Budgets from PRODUCT.md §4 and §9: verification 2 (`eth_chainId` and one multicall), each read 1,
+ * Budgets: verification 2 (`eth_chainId` and one multicall), each read 1,
  * each plan 1.
  *
  * @param ctx - The devnet, the prepared merchant wallet, the sample count.

@@ -3,7 +3,7 @@ import { receiptsFrom, usdcBalance } from '../test/support/merchant.js'
 import type { BenchContext, Measured } from './context.js'
 import { latestBlock, merchantVaultClient } from './seller.js'
 
-/** The transactions and gas of one sweep (issue #11). */
+/** The transactions and gas of one sweep. */
 export type Sweep = {
   /** The budget is 1 when the USDC supports EIP-2612 (permit and deposit in one transaction). */
   txPerSweep: number

@@ -28,7 +28,7 @@ export type X402PathGas = {
   facilitatorPerPayment: number
 }
 
-/** The x402 payment paths' gas, side by side (issue #19). */
+/** The x402 payment paths' gas, side by side. */
 export type X402Gas = {
   /** EIP-3009 `transferWithAuthorization` (Circle's USDC: Base, and x402's default test USDC). */
   eip3009: X402PathGas

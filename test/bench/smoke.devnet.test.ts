@@ -55,7 +55,7 @@ function runBench(
   })
 }
 
-it('a smoke pass of the bench prints one JSON report of the issue #11 shape, within the round-trip budgets', async () => {
+it('a smoke pass of the bench prints one JSON report (budgets, then details), within the round-trip budgets', async () => {
   const { code, stdout, stderr } = await runBench(['--smoke', '--json'])
   // stdout is exactly one JSON object; progress went to stderr.
   const report = JSON.parse(stdout) as BenchReport

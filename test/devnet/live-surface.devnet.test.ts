@@ -1,5 +1,5 @@
 /**
- * The devnet's public surface against the live contracts', name by name (PROTOCOL.md §2 and §4.4–§4.6): each
+ * The devnet's public surface against the live contracts', name by name: each
  * contract answers exactly the live functions plus the devnet's declared extras; every view named answers its live
  * value or follows its live rule; every owner function named is called once each way.
  */

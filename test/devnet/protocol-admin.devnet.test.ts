@@ -36,7 +36,7 @@ const routerWithCollectorErrors = [...router, ...collector.filter((item) => item
 
 type Wallet = ProtocolHarness['merchant']
 
-describe('vault protocol: fee collector and treasury rotation (PROTOCOL.md §4.6)', () => {
+describe('vault protocol: fee collector and treasury rotation ', () => {
   const harness = useProtocolHarness()
 
   const rotation = (
@@ -212,7 +212,7 @@ describe('vault protocol: fee collector and treasury rotation (PROTOCOL.md §4.6
   })
 })
 
-describe('vault protocol: the oracle’s owner surface and public views (PROTOCOL.md §4.5)', () => {
+describe('vault protocol: the oracle’s owner surface and public views ', () => {
   const harness = useProtocolHarness()
 
   const setMinDifferentialRay = (value: bigint, wallet: Wallet = harness.deployer) =>
@@ -399,7 +399,7 @@ describe('vault protocol: the oracle’s owner surface and public views (PROTOCO
   })
 })
 
-describe('vault protocol: the router’s wiring and status views (PROTOCOL.md §2)', () => {
+describe('vault protocol: the router’s wiring and status views ', () => {
   const harness = useProtocolHarness()
 
   it('answers its wiring, constants and price views', async () => {

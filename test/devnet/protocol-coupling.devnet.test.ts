@@ -22,7 +22,7 @@ const router = VaultRouterArtifact.abi
 const morphoError = toFunctionSelector('ConvertToAssetsDisabled()')
 
 /**
- * PROTOCOL.md §4.1, §4.4 and §4.5: when the Morpho vault's `convertToAssets` reverts, what fails with its raw
+ * When the Morpho vault's `convertToAssets` reverts, what fails with its raw
  * error, what degrades, and what never asks Morpho at all.
  */
 describe('vault protocol: coupling to a failing Morpho view', () => {

@@ -45,7 +45,7 @@ const probeScale = 1n << 32n
 /** How a `previewWithdrawNet` call ended: shares, or the router's revert in the model's shape. */
 type WithdrawNetOutcome = { shares: bigint } | WithdrawNetRevert
 
-describe('vault protocol: the share math model against the devnet (PROTOCOL.md §4.1–§4.2)', () => {
+describe('vault protocol: the share math model against the devnet', () => {
   const harness = useProtocolHarness(async (h) => {
     for (const wallet of [h.merchant, h.buyer, h.facilitator]) {
       await h.mintUsdc(wallet.account.address, usdc(1_000_000))
@@ -285,7 +285,7 @@ describe('vault protocol: the share math model against the devnet (PROTOCOL.md �
             : holdings.shares - action.keep
         if (shares <= 0n) return
         // Shares left while the venues hold nothing (dust after the last full exit) are refused as
-        // ZeroAmount, before any gross is computed (PROTOCOL.md §4.4, step 1).
+        // ZeroAmount, before any gross is computed (the withdrawal's first check).
         if (vault.totalAssets === 0n) {
           await expectCustomError(harness.withdraw(wallet, shares), 'ZeroAmount', [])
           return

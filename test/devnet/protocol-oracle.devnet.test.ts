@@ -59,7 +59,7 @@ type VenueChange =
  */
 type Step = { gap: bigint; change?: VenueChange; observe: boolean }
 
-describe('vault protocol: the oracle against its model (PROTOCOL.md §4.5)', () => {
+describe('vault protocol: the oracle against its model', () => {
   const harness = useProtocolHarness()
 
   const safetyOf = (readings: Readings) => ({

@@ -18,10 +18,10 @@ import {
 const router = VaultRouterArtifact.abi
 
 /**
- * Each test makes two of the deposit's checks fail at once and asserts which error wins: the order of
- * PROTOCOL.md §4.3 (modifiers, amount, TVL cap, pull, oracle freshness, oracle choice, route).
+ * Each test makes two of the deposit's checks fail at once and asserts which error wins, in the live
+ * router's order (modifiers, amount, TVL cap, pull, oracle freshness, oracle choice, route).
  */
-describe('vault protocol: the order of a deposit’s checks (PROTOCOL.md §4.3)', () => {
+describe('vault protocol: the order of a deposit’s checks', () => {
   const harness = useProtocolHarness((h) => h.registerAndApprove(h.merchant))
 
   type Wallet = ProtocolHarness['merchant']

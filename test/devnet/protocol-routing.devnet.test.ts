@@ -19,7 +19,7 @@ import {
 
 const oracle = VaultOracleArtifact.abi
 
-describe('vault protocol: routing (PROTOCOL.md §4.3 steps 5–6, §4.5 selection)', () => {
+describe('vault protocol: routing (a deposit goes to the venue the oracle selects)', () => {
   const harness = useProtocolHarness(async (h) => {
     await h.registerAndApprove(h.merchant)
     await h.mintUsdc(h.merchant.account.address, usdc(1_000_000))

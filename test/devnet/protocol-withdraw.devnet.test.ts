@@ -18,7 +18,7 @@ import {
 const router = VaultRouterArtifact.abi
 const year = 365 * 24 * 3600
 
-describe('vault protocol: withdrawals and the fee (PROTOCOL.md §4.4)', () => {
+describe('vault protocol: withdrawals and the fee on the yield', () => {
   const harness = useProtocolHarness((h) => h.registerAndApprove(h.merchant))
 
   const withdrawn = (receipt: TransactionReceipt) => eventArgs(router, 'Withdrawn', receipt.logs)

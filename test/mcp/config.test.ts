@@ -20,7 +20,7 @@ async function configError(env: Record<string, string>): Promise<McpConfigError>
 }
 
 describe('loadMcpConfig', () => {
-  it('applies the defaults of PRODUCT.md §6.1; an empty variable counts as unset', async () => {
+  it('applies the documented defaults (docs/mcp.md); an empty variable counts as unset', async () => {
     const expected = {
       chain: 'base-sepolia',
       rpcUrl: 'https://sepolia.base.org',

@@ -1,5 +1,5 @@
 /**
- * The tool listing a client can afford (#30): `tools/list` within 25 KB; schemas that every common
+ * The tool listing a client can afford: `tools/list` within 25 KB; schemas that every common
  * validator compiles (a default, draft-07 Ajv too: no `$schema`, no `$ref`); input schemas that
  * OpenAI's strict mode takes as they are, converted by a maintained converter (the OpenAI Agents SDK's
  * MCP tool conversion) without a change; output schemas that still hold the tools' answers (the devnet

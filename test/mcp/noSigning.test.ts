@@ -23,7 +23,7 @@ const signingNames = [
   'createWalletClient',
   'walletActions',
 ]
-/** The SDK's write actions (PRODUCT.md §4.4). */
+/** The SDK's write actions: each signs or sends. */
 const sdkWriteActions = [
   'initialize',
   'initializeAndWait',

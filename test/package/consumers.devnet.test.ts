@@ -1,5 +1,5 @@
 /**
- * The package where sellers' apps are (issue #20): the packed tarball, installed once, from npm's cache
+ * The package where sellers' apps are: the packed tarball, installed once, from npm's cache
  * where it can (`--prefer-offline`: `npm ci` cached the tarballs, but npm 11 asks for full package
  * metadata that only the registry may have) into a fresh CommonJS app (what `npm init -y` makes) with the
  * README's Express install line, and an ES module app beside it (a folder of its own, `"type":

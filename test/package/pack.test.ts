@@ -35,7 +35,7 @@ const honoSeller = ['viem', '@x402/core', '@x402/evm', '@x402/hono', 'hono'].map
  * installs them without a word (package.json declares no peerDependencies), the package names them.
  */
 const unsupported = { express: 'express@4.17.3', xHono: '@x402/hono@2.26.0', viem: 'viem@2.47.6' }
-/** The most `npx x402-vault@beta` may install (issue #17): what the MCP server's bin needs. */
+/** The most `npx x402-vault@beta` may install: what the MCP server's bin needs. */
 const maxInstallBytes = 10 * 1024 * 1024
 
 let work: string

@@ -1,5 +1,5 @@
 /**
- * Errors as the live chain gives them (PRODUCT.md §4.6): the live USDCs' reason strings, the Morpho
+ * Errors as the live chain gives them: the live USDCs' reason strings, the Morpho
  * vault's raw revert, nonce conflicts, malformed RPC answers, amounts in USDC, and no secret anywhere on
  * the error object. Revert data is built with viem's encoders, as the live contracts return it.
  */

@@ -1,5 +1,5 @@
 /**
- * The SDK root must import fast (PRODUCT.md §9: ≤ 0.25 s). A timing test would be flaky on a shared
+ * The SDK root must import fast (its budget: ≤ 0.25 s, docs/performance.md). A timing test would be flaky on a shared
  * machine, so this checks statically what makes it slow: `viem/chains` (a barrel of every chain, 0.5 s)
  * and anything of the seller side (web frameworks, x402). `npm run bench` reports the time itself.
  */

@@ -110,7 +110,7 @@ describe('while the Morpho vault does not answer', () => {
     expect(isUnavailable(withdrawableUsdc) && withdrawableUsdc.code).toBe('MORPHO_UNREACHABLE')
     expect(unwrapField(shares)).toBeGreaterThan(0n)
 
-    // The oracle's views read the Morpho share price with no try (PROTOCOL.md §4.5): its revert takes
+    // The oracle's views read the Morpho share price with no try, as the live oracle does: its revert takes
     // down every rate and the selection, each reported as MORPHO_UNREACHABLE; freshness still answers.
     const yields = await t.counter.measure(() => t.readOnly.getYield())
     expect(yields.requests).toBe(1)

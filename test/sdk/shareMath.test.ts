@@ -27,7 +27,7 @@ const states = fc
     return { vault, wallet }
   })
 
-describe('share math (PROTOCOL.md §4.1–§4.2)', () => {
+describe('share math: shares minted and assets paid both round down, against the caller', () => {
   it('mints 1:1 into an empty vault and caps redemption at the assets held', () => {
     const empty = { totalAssets: 0n, totalShares: 0n }
     expect(assetsToShares(10_000_000n, empty)).toBe(10_000_000n)

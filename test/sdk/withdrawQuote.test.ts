@@ -5,7 +5,7 @@ import { sharesForAmount } from '../../src/sdk/internal/withdrawPreflight.js'
 
 /**
  * A vault where the live `previewWithdrawNet` quotes `W − 1` shares for the whole position, which nets
- * 1 base unit short (PROTOCOL.md §4.2): found by searching the model, kept here as a fixed case.
+ * 1 base unit short (the fee on the yield is rounded up, the assets of the shares down): found by searching the model, kept here as a fixed case.
  */
 const vault = { totalAssets: 101_000_007n, totalShares: 100_000_007n }
 const wallet = { shares: 33_333_335n, costBasis: 33_333_335n }

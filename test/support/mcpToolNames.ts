@@ -1,4 +1,4 @@
-/** The MCP server's six tools (PRODUCT.md §2), as `tools/list` shows them: three reads, three plans. */
+/** The MCP server's tools, as `tools/list` shows them: three reads, three plans. */
 export const mcpToolNames = [
   'vault_status',
   'vault_check_yield',

@@ -1,6 +1,6 @@
 /**
- * A TypeScript model of the vault oracle's measured rates and time-weighted rates (PROTOCOL.md §4.5), written
- * from the spec, to check the devnet's `VaultOracle` against it to the ray.
+ * A TypeScript model of the vault oracle's measured rates and time-weighted rates, written
+ * from the live oracle's rules (the constants below), to check the devnet's `VaultOracle` against it to the ray.
  */
 
 export const twarWindow = 14_400n

@@ -199,7 +199,7 @@ export async function startProtocolHarness() {
     return mined(withdrawCall(wallet, shares, { minUsdcOut }))
   }
 
-  /** `A` and `S` of PROTOCOL.md §4 (`totalVaultAssets()`, dvUSDC supply), at one block. */
+  /** The vault's assets and shares (`totalVaultAssets()`, the dvUSDC supply), at one block. */
   async function vaultTotals(blockNumber?: bigint): Promise<VaultTotals> {
     const [totalAssets, totalShares] = await Promise.all([
       readRouter('totalVaultAssets', undefined, blockNumber),
@@ -213,7 +213,7 @@ export async function startProtocolHarness() {
     return { totalAssets, totalShares }
   }
 
-  /** `W` and `cb` of PROTOCOL.md §4 for `wallet`, at one block. */
+  /** `wallet`'s shares and cost basis on the router, at one block. */
   async function holdingsOf(wallet: Address, blockNumber?: bigint): Promise<WalletHoldings> {
     const [shares, costBasis] = await Promise.all([
       publicClient.readContract({
@@ -295,7 +295,7 @@ export async function startProtocolHarness() {
 
   /**
    * Makes the venues' current rates the oracle's rates, as the live oracle would see them after some hours
-   * (PROTOCOL.md §4.5): an observation at least 5 minutes on stores the new Aave rate; one a TWAR window later
+   * (the oracle keeps one observation per 5 minutes and averages rates over a 4-hour window): an observation at least 5 minutes on stores the new Aave rate; one a TWAR window later
    * measures the Morpho share price's growth at the new rate alone; one a window after that leaves a 4-hour
    * window whose spot rates were all measured at the new rates. Moves the clock 8 h 5 min and leaves the
    * oracle fresh.
