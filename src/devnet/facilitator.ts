@@ -242,12 +242,14 @@ async function readJson(req: IncomingMessage): Promise<JsonBody> {
   }
   const chunks: Buffer[] = []
   let size = 0
+  // A body over the limit is read to its end and dropped, not cut off: closing the socket on unread bytes
+  // resets the connection, and the caller would see ECONNRESET instead of the 413.
   for await (const chunk of req) {
     size += (chunk as Buffer).length
-    if (size > maxBodyBytes) {
-      return { ok: false, status: 413, message: `Body larger than ${maxBodyBytes} bytes.` }
-    }
-    chunks.push(chunk as Buffer)
+    if (size <= maxBodyBytes) chunks.push(chunk as Buffer)
+  }
+  if (size > maxBodyBytes) {
+    return { ok: false, status: 413, message: `Body larger than ${maxBodyBytes} bytes.` }
   }
   try {
     return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) }

@@ -129,7 +129,8 @@ describe('the local facilitator over HTTP', () => {
     const wrongType = await post('/verify', '{}', 'text/plain')
     expect(wrongType.status).toBe(415)
 
-    const huge = await post('/verify', JSON.stringify({ pad: 'x'.repeat(300_000) }))
+    // Far over the 256 kB limit: the caller still hears 413, not a reset connection.
+    const huge = await post('/verify', JSON.stringify({ pad: 'x'.repeat(1_000_000) }))
     expect(huge.status).toBe(413)
 
     const wrongMethod = await fetch(`${url}/verify`, { headers: auth })
