@@ -1,4 +1,6 @@
 import {
+  BATCH_SETTLEMENT_ADDRESS,
+  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
   PERMIT2_ADDRESS,
   x402ExactPermit2ProxyAddress,
   x402UptoPermit2ProxyAddress,
@@ -21,16 +23,19 @@ import {
 import type { VaultAddresses } from '../index.js'
 import { multicall3Address, withGasMargin } from '../sdk/shared.js'
 import {
+  ERC3009DepositCollectorArtifact,
   FeeCollectorArtifact,
   MockAavePoolArtifact,
   MockATokenArtifact,
   MockMorphoVaultArtifact,
   Multicall3Artifact,
   Permit2Artifact,
+  Permit2DepositCollectorArtifact,
   ShareTokenArtifact,
   TestUSDCArtifact,
   VaultOracleArtifact,
   VaultRouterArtifact,
+  X402BatchSettlementArtifact,
   X402ExactPermit2ProxyArtifact,
   X402UptoPermit2ProxyArtifact,
 } from './artifacts/index.js'
@@ -345,6 +350,53 @@ export async function installX402Permit2<chain extends Chain | undefined, accoun
       artifact: X402UptoPermit2ProxyArtifact,
       args: [PERMIT2_ADDRESS],
       at: x402UptoPermit2ProxyAddress,
+    }),
+  }
+}
+
+/**
+ * x402's Permit2 deposit collector for `batch-settlement`, where `@x402/evm` 2.27's client names it as the spender of
+ * a Permit2 deposit (the package does not export the constant).
+ */
+export const permit2DepositCollectorAddress: Address = '0x4020425FAf3B746C082C2f942b4E5159887B0005'
+
+/**
+ * Installs x402's `batch-settlement` contracts at the addresses `@x402/evm` 2.27 uses: the batch-settlement contract
+ * (the channels' escrow) and its two deposit collectors, EIP-3009 and Permit2. The collectors' immutables name the
+ * canonical batch-settlement contract (and the Permit2 collector the canonical Permit2, which must be installed too
+ * for its deposits to work).
+ *
+ * @param client - The deployer client, connected to anvil.
+ * @returns The three addresses.
+ * @throws {DevnetError} `DEPLOY_FAILED` when one could not be installed.
+ * @example
+ * const { batchSettlement } = await installX402BatchSettlement(client) // '0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003'
+ */
+export async function installX402BatchSettlement<
+  chain extends Chain | undefined,
+  account extends Account,
+>(
+  client: DeployerClient<chain, account>,
+): Promise<{
+  batchSettlement: Address
+  erc3009DepositCollector: Address
+  permit2DepositCollector: Address
+}> {
+  return {
+    batchSettlement: await installAt(client, {
+      artifact: X402BatchSettlementArtifact,
+      args: [],
+      at: BATCH_SETTLEMENT_ADDRESS,
+    }),
+    erc3009DepositCollector: await installAt(client, {
+      artifact: ERC3009DepositCollectorArtifact,
+      args: [BATCH_SETTLEMENT_ADDRESS],
+      at: ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+    }),
+    permit2DepositCollector: await installAt(client, {
+      artifact: Permit2DepositCollectorArtifact,
+      args: [BATCH_SETTLEMENT_ADDRESS, PERMIT2_ADDRESS],
+      at: permit2DepositCollectorAddress,
     }),
   }
 }

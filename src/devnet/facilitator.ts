@@ -5,7 +5,9 @@ import { x402Facilitator } from '@x402/core/facilitator'
 import { PaymentPayloadV2Schema, PaymentRequirementsV2Schema } from '@x402/core/schemas'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
+import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/facilitator'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
+import { UptoEvmScheme } from '@x402/evm/upto/facilitator'
 import { type Account, type Chain, createWalletClient, http, publicActions } from 'viem'
 // x402's schemas are zod 3 (its own copy); this package's zod is 4, which carries zod 3 as `zod/v3`.
 // A zod 4 object would not run zod 3 schemas inside it.
@@ -19,7 +21,11 @@ export type FacilitatorServerOptions = {
   rpcUrl: string
   /** The viem chain the facilitator settles on; its id decides the x402 network `eip155:<id>`. */
   chain: Chain
-  /** The account that submits settlements and pays their gas. */
+  /**
+   * The account that submits settlements and pays their gas. It is also the `receiverAuthorizer` the facilitator
+   * advertises for `batch-settlement` (so it must sign typed data, as a local account does): it signs claims and
+   * refunds for a seller that has no authorizer key of its own.
+   */
   account: Account
   /** When set, every request must carry `Authorization: Bearer <token>`. */
   bearerToken?: string | undefined
@@ -36,17 +42,34 @@ export type FacilitatorServer = {
   stop: () => Promise<void>
 }
 
-const maxBodyBytes = 64 * 1024
+/**
+ * A `batch-settlement` claim carries about 610 bytes of JSON per voucher: x402's channel manager batches 100 by
+ * default (about 61 kB), and a seller may choose more (`maxClaimsPerBatch`).
+ */
+const maxBodyBytes = 256 * 1024
 
+// x402's channel manager sends its claims, settlements and refunds with `maxTimeoutSeconds: 0` (nothing waits on
+// them), which x402's own schema, written for buyers' payments, refuses.
+// Typed through x402's own types: two copies of zod 3's types nest too deep for TypeScript.
+const requirementsSchema = (PaymentRequirementsV2Schema as unknown as z.AnyZodObject).extend({
+  maxTimeoutSeconds: z.number().nonnegative(),
+})
 const requestBodySchema = z.object({
   x402Version: z.literal(2).optional(),
-  // Typed through x402's own types: two copies of zod 3's types nest too deep for TypeScript.
-  paymentPayload: PaymentPayloadV2Schema as unknown as z.ZodType<PaymentPayload>,
-  paymentRequirements: PaymentRequirementsV2Schema as unknown as z.ZodType<PaymentRequirements>,
+  paymentPayload: (PaymentPayloadV2Schema as unknown as z.AnyZodObject).extend({
+    accepted: requirementsSchema,
+  }) as unknown as z.ZodType<PaymentPayload>,
+  paymentRequirements: requirementsSchema as unknown as z.ZodType<PaymentRequirements>,
 })
 
 /**
- * Builds an x402 facilitator for the exact EVM scheme on one chain, paying gas from `account`.
+ * Builds an x402 facilitator for x402's three EVM schemes on one chain, paying gas from `account`: `exact`
+ * (EIP-3009 or Permit2), `upto` (Permit2, through x402's upto proxy, which only `account` may settle) and
+ * `batch-settlement` (deposits, claims, settlements and refunds on x402's batch-settlement contract), where it
+ * advertises `account` as the `receiverAuthorizer` and signs claim batches and refunds that a seller sends
+ * unsigned. Anyone who can reach the facilitator can have it sign a refund for a channel that names it, so
+ * a facilitator that advertises an authorizer must authenticate its callers (x402's rule): give
+ * {@link startFacilitatorServer} a bearer token where that matters.
  *
  * @returns The framework-neutral facilitator (`verify`, `settle`, `getSupported`).
  * @example
@@ -84,7 +107,16 @@ export function createDevnetFacilitator(
     sendTransaction: (args) => oneAtATime(() => client.sendTransaction(args)),
     waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
   })
-  return new x402Facilitator().register(`eip155:${options.chain.id}`, new ExactEvmScheme(signer))
+  // viem's account types sign typed data with generics x402's plain records do not name.
+  const receiverAuthorizer = {
+    address: options.account.address,
+    signTypedData: (args: Parameters<typeof client.signTypedData>[0]) => client.signTypedData(args),
+  } as unknown as ConstructorParameters<typeof BatchSettlementEvmScheme>[1]
+  const network = `eip155:${options.chain.id}` as const
+  return new x402Facilitator()
+    .register(network, new ExactEvmScheme(signer))
+    .register(network, new UptoEvmScheme(signer))
+    .register(network, new BatchSettlementEvmScheme(signer, receiverAuthorizer))
 }
 
 /**
@@ -210,12 +242,14 @@ async function readJson(req: IncomingMessage): Promise<JsonBody> {
   }
   const chunks: Buffer[] = []
   let size = 0
+  // A body over the limit is read to its end and dropped, not cut off: closing the socket on unread bytes
+  // resets the connection, and the caller would see ECONNRESET instead of the 413.
   for await (const chunk of req) {
     size += (chunk as Buffer).length
-    if (size > maxBodyBytes) {
-      return { ok: false, status: 413, message: `Body larger than ${maxBodyBytes} bytes.` }
-    }
-    chunks.push(chunk as Buffer)
+    if (size <= maxBodyBytes) chunks.push(chunk as Buffer)
+  }
+  if (size > maxBodyBytes) {
+    return { ok: false, status: 413, message: `Body larger than ${maxBodyBytes} bytes.` }
   }
   try {
     return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) }

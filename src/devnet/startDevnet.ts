@@ -18,6 +18,7 @@ import { startAnvil } from './anvil.js'
 import {
   deployVaultStack,
   installMulticall3,
+  installX402BatchSettlement,
   installX402Permit2,
   oracleSeedDelaySeconds,
 } from './deploy.js'
@@ -193,6 +194,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
         : {}),
     }
     await installX402Permit2(client)
+    await installX402BatchSettlement(client)
 
     const fund = options.fundUsdc ?? 1_000_000_000n
     for (const token of [tokens.usdc, tokens.circleTestUsdc].filter((token) => token)) {

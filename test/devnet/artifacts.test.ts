@@ -24,16 +24,19 @@ describe('compiled contract artifacts', () => {
     const names = Object.values(artifacts).map((artifact) => artifact.contractName)
     expect(names).toEqual([
       'AaveTestUSDC',
+      'ERC3009DepositCollector',
       'FeeCollector',
       'MockAToken',
       'MockAavePool',
       'MockMorphoVault',
       'Multicall3',
       'Permit2',
+      'Permit2DepositCollector',
       'ShareToken',
       'TestUSDC',
       'VaultOracle',
       'VaultRouter',
+      'X402BatchSettlement',
       'X402ExactPermit2Proxy',
       'X402UptoPermit2Proxy',
     ])

@@ -2,15 +2,18 @@
 // Source: src/devnet/contracts/**/*.sol, compiled with solc 0.8.30+commit.73712a01.Emscripten.clang (optimizer 200 runs, evmVersion cancun).
 
 export { AaveTestUSDCArtifact } from './AaveTestUSDC.js'
+export { ERC3009DepositCollectorArtifact } from './ERC3009DepositCollector.js'
 export { FeeCollectorArtifact } from './FeeCollector.js'
 export { MockATokenArtifact } from './MockAToken.js'
 export { MockAavePoolArtifact } from './MockAavePool.js'
 export { MockMorphoVaultArtifact } from './MockMorphoVault.js'
 export { Multicall3Artifact } from './Multicall3.js'
 export { Permit2Artifact } from './Permit2.js'
+export { Permit2DepositCollectorArtifact } from './Permit2DepositCollector.js'
 export { ShareTokenArtifact } from './ShareToken.js'
 export { TestUSDCArtifact } from './TestUSDC.js'
 export { VaultOracleArtifact } from './VaultOracle.js'
 export { VaultRouterArtifact } from './VaultRouter.js'
+export { X402BatchSettlementArtifact } from './X402BatchSettlement.js'
 export { X402ExactPermit2ProxyArtifact } from './X402ExactPermit2Proxy.js'
 export { X402UptoPermit2ProxyArtifact } from './X402UptoPermit2Proxy.js'
