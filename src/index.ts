@@ -168,10 +168,27 @@ export {
 } from './sdk/seller/attachToResourceServer.js'
 export type { NoDepositReason, SweepDecision } from './sdk/seller/decideSweep.js'
 export { type DepositIdleParameters, depositIdle } from './sdk/seller/depositIdle.js'
+export {
+  type FindPaymentSettlementParameters,
+  findPaymentSettlement,
+  type PaymentSettlement,
+} from './sdk/seller/findPaymentSettlement.js'
+export {
+  type GetPaymentAuthorizationStateParameters,
+  getPaymentAuthorizationState,
+  type PaymentAuthorizationState,
+  type PaymentAuthorizationStatus,
+} from './sdk/seller/getPaymentAuthorizationState.js'
 export type {
   MerchantSettlement,
   SettlementHookContext,
 } from './sdk/seller/merchantSettlement.js'
+export {
+  type PaymentAuthorization,
+  type PaymentAuthorizationMethod,
+  paymentAuthorizationOf,
+  type X402PaymentPayload,
+} from './sdk/seller/paymentAuthorization.js'
 export { type DepositIdlePreview, previewDepositIdle } from './sdk/seller/previewDepositIdle.js'
 export { readX402UsdcAsset } from './sdk/seller/readX402UsdcAsset.js'
 export type { SweeperMemory } from './sdk/seller/settlementRecord.js'

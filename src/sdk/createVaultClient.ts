@@ -77,6 +77,16 @@ import {
   type Sweeper,
 } from './seller/attachToResourceServer.js'
 import { type DepositIdleParameters, depositIdle } from './seller/depositIdle.js'
+import {
+  type FindPaymentSettlementParameters,
+  findPaymentSettlement,
+  type PaymentSettlement,
+} from './seller/findPaymentSettlement.js'
+import {
+  type GetPaymentAuthorizationStateParameters,
+  getPaymentAuthorizationState,
+  type PaymentAuthorizationState,
+} from './seller/getPaymentAuthorizationState.js'
 import { type DepositIdlePreview, previewDepositIdle } from './seller/previewDepositIdle.js'
 import type { SweepResult } from './seller/sweep.js'
 import type { WaitOptions } from './transactions.js'
@@ -417,6 +427,31 @@ export type VaultActions = {
    * const buyer = vault.attachTo(client, { maxPerPayment: '2', maxPerWindow: '50' })
    */
   attachTo: (client: PaymentHookTarget, options?: AttachToOptions) => BuyerAttachment
+  /**
+   * Reads whether an x402 payment's authorisation was used on chain (EIP-3009 `authorizationState`, or
+   * Permit2's nonce bitmap), with the block's time, in one RPC round trip: `used`, `unused` (can still
+   * be settled until its `validBefore`) or `expired` (unused, and it never can be).
+   *
+   * @param params - `paymentPayload`: the x402 payment payload, as x402's hooks hand it.
+   * @returns `{ state, authorization, blockNumber, blockTimestamp }`.
+   * @example
+   * const { state } = await vault.getPaymentAuthorizationState({ paymentPayload })
+   */
+  getPaymentAuthorizationState: (
+    params: GetPaymentAuthorizationStateParameters,
+  ) => Promise<PaymentAuthorizationState>
+  /**
+   * Finds the transaction that settled an x402 payment: checks one (`transaction`, such as a
+   * facilitator's answer), or searches the logs from `fromBlock`.
+   *
+   * @param params - `paymentPayload`, and `transaction` (with `timeout`) or `fromBlock` (with `toBlock`).
+   * @returns The settlement (`txHash`, `blockNumber`, payer, payee, amount), or `undefined`.
+   * @example
+   * const settlement = await vault.findPaymentSettlement({ paymentPayload, transaction })
+   */
+  findPaymentSettlement: (
+    params: FindPaymentSettlementParameters,
+  ) => Promise<PaymentSettlement | undefined>
 }
 
 /** A vault client: the context (`chain`, `chainId`, `network`, `addresses`, clients), its actions and `extend`. */
@@ -493,6 +528,8 @@ function decorate<extended extends object>(
     attachToResourceServer: (resourceServer, options) =>
       attachToResourceServer(context, resourceServer, options),
     attachTo: (client, options) => attachTo(context, client, options),
+    getPaymentAuthorizationState: (params) => getPaymentAuthorizationState(context, params),
+    findPaymentSettlement: (params) => findPaymentSettlement(context, params),
   }
   const client = {
     ...context,

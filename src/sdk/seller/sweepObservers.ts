@@ -9,10 +9,13 @@ import type { IdleDeposit, SweepStep } from './sweep.js'
  * - `deposit`: the deposit was refused before it was sent, or sending it failed;
  * - `receipt`: waiting for the deposit's receipt failed, or the deposit reverted;
  * - `observer`: an `onIdleDeposit` callback threw or rejected;
- * - `facilitator`: `createPaywall`'s x402 facilitator failed or timed out on a buyer's payment (the
- *   buyer was answered 502, saying whether the payment was taken); no sweep is involved.
+ * - `facilitator`: `createPaywall`'s x402 facilitator failed, timed out or answered something the chain
+ *   does not bear out on a buyer's payment, or its settlement is pending (the message says what the
+ *   buyer was answered); no sweep is involved;
+ * - `payment`: `createPaywall` refused a buyer's payment for a reason on the buyer's side that the buyer
+ *   may not see how to fix (such as a missing Permit2 approval); reported once per buyer.
  */
-export type SweepPhase = 'settlement-check' | SweepStep | 'observer' | 'facilitator'
+export type SweepPhase = 'settlement-check' | SweepStep | 'observer' | 'facilitator' | 'payment'
 
 /** A problem the sweeper survived. */
 export type SweeperProblem = {
