@@ -72,6 +72,8 @@ export const settlementPendingReason = 'settlement_pending'
 export const authorizationExpiredReason = 'authorization_expired'
 
 const transactionHashPattern = /^0x[0-9a-fA-F]{64}$/
+/** Claim checks run at once: each is a receipt read (and on Permit2 a transaction read). */
+const maxChecksAtOnce = 4
 /** A settlement mined before its payer signed is impossible; x402's clients sign `validBefore` = now + maxTimeoutSeconds. */
 const defaultMaxTimeoutSeconds = 300n
 /** Extra seconds searched before the signing time: clocks differ. */
@@ -103,6 +105,9 @@ export class PaywallSettlements {
   /** Pending payments watched until they settle or expire. */
   private readonly watches = new Set<Promise<void>>()
   private readonly closing = new AbortController()
+  /** Claim checks running; the rest wait their turn, so a burst of sales is no burst of reads. */
+  private checksRunning = 0
+  private readonly checksWaiting: (() => void)[] = []
 
   constructor(private readonly options: PaywallSettlementsOptions) {
     this.sweeperTarget = { onAfterSettle: (hook) => this.sweeperHooks.push(hook) }
@@ -248,8 +253,22 @@ export class PaywallSettlements {
     this.track(this.checks, this.checkClaim(context, authorization))
   }
 
-  /** Checks a facilitator's success claim on chain and passes on what the chain shows. */
+  /** Checks a facilitator's success claim when a check slot is free. */
   private async checkClaim(context: SettleSuccess, authorization: PaymentAuthorization) {
+    if (this.checksRunning >= maxChecksAtOnce) {
+      await new Promise<void>((resolve) => this.checksWaiting.push(resolve))
+    }
+    this.checksRunning++
+    try {
+      await this.checkClaimNow(context, authorization)
+    } finally {
+      this.checksRunning--
+      this.checksWaiting.shift()?.()
+    }
+  }
+
+  /** Checks a facilitator's success claim on chain and passes on what the chain shows. */
+  private async checkClaimNow(context: SettleSuccess, authorization: PaymentAuthorization) {
     const { result } = context
     const claimed = typeof result.transaction === 'string' ? result.transaction : ''
     const wrongFields = claimedFieldsWrong(result, authorization)

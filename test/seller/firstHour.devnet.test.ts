@@ -21,7 +21,7 @@ import { createPaywall } from '../../src/plugins/express.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
 import { type HttpFaultProxy, startHttpFaultProxy } from '../support/httpFaultProxy.js'
-import { merchantVault, sweepEvents, timersTurn, usdcBalance } from '../support/merchant.js'
+import { merchantVault, sweepEvents, usdcBalance } from '../support/merchant.js'
 import { buyerFetch, type Framework, frameworks, paidRoutes } from '../support/merchantApps.js'
 
 const express = frameworks.find((framework) => framework.name === 'express') as Framework
@@ -105,7 +105,7 @@ describe('a stock x402 buyer on base-sepolia', () => {
     const paid = await stockBuyer()(shop.url)
     expect(paid.status).toBe(200)
     // No sweep: the route's settlement was in another asset; the vault's USDC did not move.
-    await timersTurn()
+    await shop.paywall.sweeper.idle()
     expect(shop.events.deposits).toEqual([])
     expect(await usdcBalance(devnet, merchant())).toBe(vaultStart)
     const ledger = await t.readOnly.getLedger({ wallet: merchant(), fromBlock })
@@ -171,7 +171,7 @@ describe('the facilitator, when it fails', () => {
     expect(await usdcBalance(devnet, devnet.accounts.buyer.address)).toBe(buyerStart)
     await vi.waitFor(() => expect(shop.problems).toHaveLength(1))
     expect(shop.problems[0]).toMatchObject({ phase: 'facilitator', willRetry: false })
-    expect(shop.problems[0]?.error.code).toBe('FACILITATOR_UNREACHABLE')
+    expect(shop.problems[0]?.error.code).toBe('FACILITATOR_TIMEOUT')
     expect(warn).toHaveBeenCalledWith(
       expect.stringMatching(
         /^x402-vault: The x402 facilitator failed to verify a payment \(Facilitator verify request timed out after 300ms\); the buyer was answered 502: /,

@@ -76,14 +76,14 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
    * An Express merchant behind the paywall, its facilitator the hostile one; the sweep keeps the
    * merchant's whole balance as its reserve, so it deposits only when the test tops the wallet up.
    */
-  async function openShop(paywall: Partial<CreatePaywallOptions> = {}) {
+  async function openShop(options: Partial<CreatePaywallOptions> = {}) {
     const startBalance = await usdcBalance(devnet, merchant())
     const startBuyer = await usdcBalance(devnet, buyer())
     const fromBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
     const events = sweepEvents()
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
     cleanups.push(async () => warn.mockRestore())
-    const shop = await createPaywall({
+    const paywall = await createPaywall({
       vault: merchantVault(devnet, proxy.url),
       payTo: merchant(),
       facilitator: { url: hostile.url },
@@ -95,10 +95,12 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
         onIdleDeposit: events.onIdleDeposit,
         onNonFatalError: events.onNonFatalError,
       },
-      ...paywall,
+      ...options,
     })
-    cleanups.push(() => shop.close())
-    const app = await (express as NonNullable<typeof express>).start(shop.middleware)
+    cleanups.push(() => paywall.close())
+    const sweeper = paywall.sweeper
+    if (!sweeper) throw new Error('the paywall has no sweeper')
+    const app = await (express as NonNullable<typeof express>).start(paywall.middleware)
     cleanups.push(app.stop)
     const pay = buyerFetch(devnet, app.fetch)
     /** Pays `GET /paid` and returns the answer, its body and its decoded `PAYMENT-RESPONSE`. */
@@ -119,10 +121,10 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
      * settlements every deposit covered, and the ledger's x402 rows and total.
      */
     const books = async () => {
-      await shop.sweeper.idle()
+      await sweeper.idle()
       const buyerPaid = startBuyer - (await usdcBalance(devnet, buyer()))
       await transferToMerchant(devnet, topUp)
-      const flush = await shop.sweeper.depositIdle()
+      const flush = await sweeper.depositIdle()
       expect(flush).toMatchObject({ deposited: true })
       const deposits = events.deposits as IdleDeposit[]
       const deposited = deposits.reduce((sum, deposit) => sum + deposit.idleAmount, 0n)
@@ -170,7 +172,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     }
     const problems = () => events.problems as SweeperProblem[]
     const logged = () => warn.mock.calls.map(([line]) => String(line))
-    return { shop, buy, events, problems, logged, expectBooks }
+    return { sweeper, buy, events, problems, logged, expectBooks }
   }
 
   /** The real transactions the devnet's facilitator settled since `from` (an index into `hostile.settled`). */
@@ -199,7 +201,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     expect(answer.status).toBe(200)
     expect(answer.body).toEqual({ paid: true })
     expect(answer.settlement).toMatchObject({ success: true, transaction: paid, payer: buyer() })
-    await shop.shop.sweeper.idle()
+    await shop.sweeper.idle()
     expectOneProblem(
       shop,
       'facilitator',
@@ -219,7 +221,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     const [paid] = settledSince(from)
     expect(answer.status).toBe(200)
     expect(answer.settlement).toMatchObject({ success: true, transaction: paid })
-    await shop.shop.sweeper.idle()
+    await shop.sweeper.idle()
     expectOneProblem(
       shop,
       'facilitator',
@@ -281,7 +283,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     const answer = await shop.buy()
     expect(answer.status).toBe(200)
     expect(answer.settlement).toMatchObject({ success: true, transaction: first })
-    await shop.shop.sweeper.idle()
+    await shop.sweeper.idle()
     expectOneProblem(
       shop,
       'facilitator',
@@ -303,7 +305,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     const [first, second] = settledSince(from)
     expect(answer.status).toBe(200)
     expect(answer.settlement).toMatchObject({ success: true, transaction: first })
-    await shop.shop.sweeper.idle()
+    await shop.sweeper.idle()
     expectOneProblem(
       shop,
       'facilitator',
@@ -324,7 +326,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     expect(answer.status).toBe(200)
     // The buyer's header carries the facilitator's answer, as x402 sends it.
     expect(answer.settlement).toMatchObject({ transaction: paid, payer: strangerAddress })
-    await shop.shop.sweeper.idle()
+    await shop.sweeper.idle()
     expectOneProblem(
       shop,
       'facilitator',
@@ -347,7 +349,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     expect(answer.settlement).toMatchObject({ success: true, transaction: paid })
     expect(answer.tookMs).toBeGreaterThanOrEqual(1_000)
     await hostile.release() // the late answer arrives; nobody listens any more
-    await shop.shop.sweeper.idle()
+    await shop.sweeper.idle()
     expectOneProblem(
       shop,
       'facilitator',
@@ -391,7 +393,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     const paid = settledSince(from)
     expect([first.status, second.status]).toEqual([200, 200])
     expect([first.settlement?.transaction, second.settlement?.transaction]).toEqual(paid)
-    await shop.shop.sweeper.idle()
+    await shop.sweeper.idle()
     expect(shop.problems()).toEqual([])
     await shop.expectBooks(paid)
   })
@@ -406,7 +408,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     expect(answer.status).toBe(200)
     expect(hostile.settleRequests - requests).toBe(2)
     expect(answer.settlement).toMatchObject({ success: true, transaction: paid[0] })
-    await shop.shop.sweeper.idle()
+    await shop.sweeper.idle()
     expect(shop.problems()).toEqual([])
     await shop.expectBooks(paid)
   })
