@@ -381,9 +381,11 @@ export class PaywallSettlements {
       } catch (error) {
         last = { ...last, error: toVaultError(error) }
       }
-      if (Date.now() + pollMs > until || this.closing.signal.aborted) return last
+      const left = until - Date.now()
+      if (left <= 0 || this.closing.signal.aborted) return last
       try {
-        await sleep(pollMs, this.closing.signal)
+        // The last read falls at `until`: the chain is watched for the whole time.
+        await sleep(Math.min(pollMs, left), this.closing.signal)
       } catch {
         return last
       }

@@ -17,6 +17,7 @@
  * settlement the sweeper recorded, so the test reads them all in one place.
  */
 import { decodePaymentResponseHeader } from '@x402/core/http'
+import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { type Hash, isAddressEqual } from 'viem'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
@@ -411,5 +412,100 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     await shop.sweeper.idle()
     expect(shop.problems()).toEqual([])
     await shop.expectBooks(paid)
+  })
+
+  describe("with a resource server of the seller's own (x402's HTTP facilitator client)", () => {
+    async function openOwnShop() {
+      const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: hostile.url }))
+      return openShop({ facilitator: undefined, resourceServer })
+    }
+
+    it('settles, then drops the connection: its settle-failure hook still asks the chain, and the sale counts once', async () => {
+      const shop = await openOwnShop()
+      const from = hostile.settled.length
+      hostile.setScenario('settle-then-drop')
+      const answer = await shop.buy()
+      const [paid] = settledSince(from)
+      expect(answer.status).toBe(200)
+      expect(answer.settlement).toMatchObject({ success: true, transaction: paid })
+      await shop.sweeper.idle()
+      expectOneProblem(
+        shop,
+        'facilitator',
+        'FACILITATOR_CONNECTION_LOST',
+        new RegExp(`the buyer was answered 200: the chain shows the payment settled in ${paid}`),
+      )
+      await shop.expectBooks([paid as string])
+    })
+
+    it('settles, then answers success without a transaction: x402 answers 200 as it is, and the check after it finds the transaction', async () => {
+      const shop = await openOwnShop()
+      const from = hostile.settled.length
+      hostile.setScenario('success-without-transaction')
+      const answer = await shop.buy()
+      const [paid] = settledSince(from)
+      // x402 sends a success without a transaction on to the buyer: no hook of ours runs before it.
+      expect(answer.status).toBe(200)
+      expect(answer.settlement).toMatchObject({ success: true, transaction: '' })
+      await shop.sweeper.idle()
+      expectOneProblem(
+        shop,
+        'facilitator',
+        'SETTLEMENT_CLAIM_MISMATCH',
+        new RegExp(`but it named no transaction: it settled in ${paid}, which counts`),
+      )
+      await shop.expectBooks([paid as string])
+    })
+  })
+
+  // The expiry is the same rule on either chain once the SDK reads it (its test covers both): here on
+  // Base only, since it waits for the authorisation to expire (8 s) with blocks mined every second.
+  if (setting.chain !== 'base') return
+
+  it('never settles, and the authorization expires while the paywall checks: the buyer is told the payment was not taken', async () => {
+    const shop = await openShop({
+      facilitator: { url: hostile.url, timeoutMs: { settle: 1_000 } },
+      settlementCheckMs: 20_000,
+      routes: {
+        'GET /paid': {
+          price: '0.5',
+          description: 'A paid answer',
+          mimeType: 'application/json',
+          // The least x402's facilitator accepts: it refuses a payment valid for less than 6 s more.
+          maxTimeoutSeconds: 8,
+        },
+      },
+    })
+    // Blocks come every second, as on a live chain, so the chain's time passes the payment's validBefore.
+    await t.testClient.setIntervalMining({ interval: 1 })
+    cleanups.push(async () => {
+      await t.testClient.setIntervalMining({ interval: 0 })
+      await t.testClient.setAutomine(true)
+    })
+    hostile.setScenario('late-settlement') // holds the settlement: it is never sent
+    const answer = await shop.buy()
+    await t.testClient.setIntervalMining({ interval: 0 })
+    await t.testClient.setAutomine(true)
+    expect(answer.status).toBe(402)
+    expect(answer.body).toEqual({
+      error: 'settlement_failed',
+      reason: 'authorization_expired',
+      message: expect.stringMatching(
+        /^The payment was not taken: its authorization expired unused at \S+, so nothing was transferred\. Pay again to get the resource\.$/,
+      ),
+    })
+    expect(answer.settlement).toMatchObject({
+      success: false,
+      errorReason: 'authorization_expired',
+      transaction: '',
+      payer: buyer(),
+    })
+    expectOneProblem(
+      shop,
+      'facilitator',
+      'FACILITATOR_TIMEOUT',
+      /\(Facilitator settle request timed out after 1000ms\); the buyer was answered 402: The payment was not taken: its authorization expired unused/,
+    )
+    await shop.expectBooks([])
   })
 })
