@@ -4,7 +4,8 @@ import type { IdleDeposit, SweepStep } from './sweep.js'
 
 /**
  * Where in the seller flow a problem happened:
- * - `settlement-check`: an after-settle context could not be read;
+ * - `settlement-check`: an after-settle context could not be read, or (`createPaywall`) the chain could
+ *   not be read to check a facilitator's success;
  * - `balance-read`: reading the wallet's balance and the vault failed;
  * - `deposit`: the deposit was refused before it was sent, or sending it failed;
  * - `receipt`: waiting for the deposit's receipt failed, or the deposit reverted;
