@@ -74,6 +74,8 @@ export const authorizationExpiredReason = 'authorization_expired'
 const transactionHashPattern = /^0x[0-9a-fA-F]{64}$/
 /** Claim checks run at once: each is a receipt read (and on Permit2 a transaction read). */
 const maxChecksAtOnce = 4
+/** How often a waiting claim check looks for a free slot, in ms. */
+const slotWaitMs = 10
 /** A settlement mined before its payer signed is impossible; x402's clients sign `validBefore` = now + maxTimeoutSeconds. */
 const defaultMaxTimeoutSeconds = 300n
 /** Extra seconds searched before the signing time: clocks differ. */
@@ -107,7 +109,6 @@ export class PaywallSettlements {
   private readonly closing = new AbortController()
   /** Claim checks running; the rest wait their turn, so a burst of sales is no burst of reads. */
   private checksRunning = 0
-  private readonly checksWaiting: (() => void)[] = []
 
   constructor(private readonly options: PaywallSettlementsOptions) {
     this.sweeperTarget = { onAfterSettle: (hook) => this.sweeperHooks.push(hook) }
@@ -255,15 +256,14 @@ export class PaywallSettlements {
 
   /** Checks a facilitator's success claim when a check slot is free. */
   private async checkClaim(context: SettleSuccess, authorization: PaymentAuthorization) {
-    if (this.checksRunning >= maxChecksAtOnce) {
-      await new Promise<void>((resolve) => this.checksWaiting.push(resolve))
-    }
+    // Each waiting check looks for a free slot on its own timer: on an edge runtime a promise one
+    // request created must not be resolved by another's check.
+    while (this.checksRunning >= maxChecksAtOnce) await sleep(slotWaitMs)
     this.checksRunning++
     try {
       await this.checkClaimNow(context, authorization)
     } finally {
       this.checksRunning--
-      this.checksWaiting.shift()?.()
     }
   }
 

@@ -39,6 +39,7 @@ export type PaymentSettlement = {
   amount: bigint
 }
 
+/** What `findPaymentSettlement` takes: the payment, and one transaction to check or the blocks to search. */
 export type FindPaymentSettlementParameters = {
   /** The x402 payment payload (`accepted` and `payload`), as x402's hooks hand it or its client made it. */
   paymentPayload: X402PaymentPayload

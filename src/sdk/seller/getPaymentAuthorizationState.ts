@@ -36,6 +36,7 @@ export type PaymentAuthorizationState = {
   blockTimestamp: bigint
 }
 
+/** What `getPaymentAuthorizationState` takes: the payment. */
 export type GetPaymentAuthorizationStateParameters = {
   /** The x402 payment payload (`accepted` and `payload`), as x402's hooks hand it or its client made it. */
   paymentPayload: X402PaymentPayload
