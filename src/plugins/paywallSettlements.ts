@@ -106,7 +106,11 @@ export class PaywallSettlements {
   private readonly checks = new Set<Promise<void>>()
   /** Pending payments watched until they settle or expire. */
   private readonly watches = new Set<Promise<void>>()
-  private readonly closing = new AbortController()
+  /**
+   * Set by `close()`; loops look at it between reads. (Not an AbortController: on an edge runtime one
+   * made in the request that built the paywall cannot be touched from another request.)
+   */
+  private closed = false
   /** Claim checks running; the rest wait their turn, so a burst of sales is no burst of reads. */
   private checksRunning = 0
 
@@ -134,7 +138,7 @@ export class PaywallSettlements {
 
   /** Stops watching pending payments and resolves once every check and watch has ended. */
   async close(): Promise<void> {
-    this.closing.abort()
+    this.closed = true
     while (this.checks.size + this.watches.size > 0) {
       await Promise.allSettled([...this.checks, ...this.watches])
     }
@@ -250,7 +254,7 @@ export class PaywallSettlements {
       this.relay(context)
       return
     }
-    if (this.closing.signal.aborted) return
+    if (this.closed) return
     this.track(this.checks, this.checkClaim(context, authorization))
   }
 
@@ -382,13 +386,9 @@ export class PaywallSettlements {
         last = { ...last, error: toVaultError(error) }
       }
       const left = until - Date.now()
-      if (left <= 0 || this.closing.signal.aborted) return last
-      try {
-        // The last read falls at `until`: the chain is watched for the whole time.
-        await sleep(Math.min(pollMs, left), this.closing.signal)
-      } catch {
-        return last
-      }
+      if (left <= 0 || this.closed) return last
+      // The last read falls at `until`: the chain is watched for the whole time.
+      await sleep(Math.min(pollMs, left))
     }
   }
 
@@ -403,7 +403,7 @@ export class PaywallSettlements {
       // unused authorisation reads as expired.
       const until = Number(authorization.validBefore) * 1000 + 60_000
       const outcome = await this.learn(context, { until })
-      if (this.closing.signal.aborted) return
+      if (this.closed) return
       const payment = `The payment of ${formatUsdc(authorization.amount)} USDC from ${authorization.payer}`
       if (outcome.kind === 'settled') {
         this.forward(context, outcome.settlement)
@@ -475,11 +475,11 @@ export class PaywallSettlements {
       try {
         return { value: await read() }
       } catch (error) {
-        if (Date.now() + pollMs > until || this.closing.signal.aborted) {
+        if (Date.now() + pollMs > until || this.closed) {
           return { error: toVaultError(error) }
         }
       }
-      await sleep(pollMs, this.closing.signal).catch(() => {})
+      await sleep(pollMs)
     }
   }
 
