@@ -465,7 +465,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
   it('never settles, and the authorization expires while the paywall checks: the buyer is told the payment was not taken', async () => {
     const shop = await openShop({
       facilitator: { url: hostile.url, timeoutMs: { settle: 1_000 } },
-      settlementCheckMs: 20_000,
+      settlementCheckMs: 30_000,
       routes: {
         'GET /paid': {
           price: '0.5',
@@ -486,8 +486,10 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     const answer = await shop.buy()
     await t.testClient.setIntervalMining({ interval: 0 })
     await t.testClient.setAutomine(true)
-    expect(answer.status).toBe(402)
-    expect(answer.body).toEqual({
+    // On failure, what the seller was told says what the paywall saw.
+    const told = JSON.stringify(shop.problems().map((problem) => problem.error.message))
+    expect(answer.status, told).toBe(402)
+    expect(answer.body, told).toEqual({
       error: 'settlement_failed',
       reason: 'authorization_expired',
       message: expect.stringMatching(
