@@ -76,8 +76,8 @@ const transactionHashPattern = /^0x[0-9a-fA-F]{64}$/
 const maxChecksAtOnce = 4
 /** How often a waiting claim check looks for a free slot, in ms. */
 const slotWaitMs = 10
-/** A settlement mined before its payer signed is impossible; x402's clients sign `validBefore` = now + maxTimeoutSeconds. */
-const defaultMaxTimeoutSeconds = 300n
+/** The least time searched back for a used authorisation's settlement: x402's default `maxTimeoutSeconds`. */
+const minSearchSeconds = 300n
 /** Extra seconds searched before the signing time: clocks differ. */
 const searchSlackSeconds = 60n
 
@@ -567,8 +567,7 @@ function searchFrom(
   const window = BigInt(Number.isSafeInteger(maxTimeoutSeconds) ? (maxTimeoutSeconds as number) : 0)
   const signedAt = state.authorization.validBefore - window
   const since = state.blockTimestamp > signedAt ? state.blockTimestamp - signedAt : 0n
-  const seconds =
-    (since > defaultMaxTimeoutSeconds ? since : defaultMaxTimeoutSeconds) + searchSlackSeconds
+  const seconds = (since > minSearchSeconds ? since : minSearchSeconds) + searchSlackSeconds
   return state.blockNumber > seconds ? state.blockNumber - seconds : 0n
 }
 
