@@ -29,7 +29,7 @@ afterEach(async () => {
 })
 
 async function facilitator(answer: Answer): Promise<string> {
-  server = createServer((request, response) => {
+  const listening = createServer((request, response) => {
     request.resume()
     request.on('end', () => {
       if (answer === 'hang') return
@@ -46,8 +46,9 @@ async function facilitator(answer: Answer): Promise<string> {
       response.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(answer.body)
     })
   })
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve))
-  return `http://127.0.0.1:${(server?.address() as AddressInfo).port}`
+  server = listening
+  await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(listening.address() as AddressInfo).port}`
 }
 
 /** A port nothing listens on: connection refused. */
