@@ -226,7 +226,12 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
   if (!resourceServer.hasRegisteredScheme(vault.network, 'exact')) {
     resourceServer.register(vault.network, new ExactEvmScheme())
   }
-  const settlements = new PaywallSettlements({ vault, checkMs, report })
+  const settlements = new PaywallSettlements({
+    vault,
+    checkMs,
+    checkClaims: options.sweep !== false,
+    report,
+  })
   settlements.attach(resourceServer)
   const routesConfig = Object.fromEntries(
     Object.entries(routes).map(([key, route]) => [
