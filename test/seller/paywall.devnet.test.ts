@@ -661,12 +661,10 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
       )
       expect(responses.map((response) => response.status)).toEqual([200, 200, 200])
       await paywall.close()
-      // Every sale is in the wallet: no sweep read, no send, no deposit.
+      // Every sale is in the wallet: no sweep read, no send, no deposit; nor a check of the
+      // settlements, which only an in-process sweeper needs: a sale costs the instance no RPC request.
       expect(await merchantBalance()).toBe(start + parseUsdc('3'))
-      expect(rpc.calls.slice(from).filter((call) => isSweepRead(call, devnet))).toEqual([])
-      expect(
-        rpc.calls.slice(from).filter((call) => call.method === 'eth_sendRawTransaction'),
-      ).toEqual([])
+      expect(rpc.calls.slice(from)).toEqual([])
       expect(await receiptsFrom(devnet, devnet.accounts.merchant.address, firstBlock)).toEqual([])
     })
 
