@@ -189,10 +189,22 @@ export function facilitatorTroubleOf(error: unknown): FacilitatorTrouble {
   }
   return {
     code: 'FACILITATOR_CONNECTION_LOST',
-    reason: 'The connection to the payment facilitator failed before it answered',
+    // Anything else may have left after the request was sent: what happened to it is unknown.
+    reason: transportFailure(error)
+      ? 'The connection to the payment facilitator failed before it answered'
+      : 'The call to the payment facilitator failed before it answered',
     detail,
     neverReached: false,
   }
+}
+
+/** Whether fetch failed on the network (undici's "fetch failed", or a system or socket error code). */
+function transportFailure(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e.name === 'TypeError' && e.message === 'fetch failed') return true
+    if (typeof (e as { code?: unknown }).code === 'string') return true
+  }
+  return false
 }
 
 /**

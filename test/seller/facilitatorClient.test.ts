@@ -144,6 +144,32 @@ describe('a facilitator that fails to verify: the buyer is told what happened an
   })
 })
 
+describe('a facilitator call that fails outside the connection', () => {
+  it('is worded a failed call, not a failed connection', async () => {
+    const failures: FacilitatorFailure[] = []
+    const client = guardedFacilitatorClient(
+      {
+        url: await facilitator({ status: 200, body: '{}' }),
+        createAuthHeaders: async () => {
+          throw new Error('the token store is locked')
+        },
+      },
+      { verify: 300, settle: 300 },
+      (failure) => failures.push(failure),
+    )
+    const error = await client.verify(payload, requirements).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    )
+    expect(error).toBeInstanceOf(FacilitatorCallError)
+    expect((error as FacilitatorCallError).message).toBe(
+      'The call to the payment facilitator failed before it answered. The payment was not taken: nothing was transferred. Try again later.',
+    )
+    expect(failures.map((failure) => failure.error.code)).toEqual(['FACILITATOR_CONNECTION_LOST'])
+    expect(failures[0]?.error.message).toContain('the token store is locked')
+  })
+})
+
 describe('a facilitator that fails to settle', () => {
   it.each([
     [
