@@ -534,8 +534,11 @@ const settlementFailedBody: SettlementFailedResponseBody = (context, failure) =>
       : {
           error: 'settlement_failed',
           reason: failure.errorReason,
+          // x402 copies the reason code into `errorMessage` when the facilitator gave no words.
           message:
-            failure.errorMessage ?? `The payment could not be settled (${failure.errorReason}).`,
+            failure.errorMessage && failure.errorMessage !== failure.errorReason
+              ? failure.errorMessage
+              : `The payment could not be settled (${failure.errorReason}).`,
         },
 })
 
