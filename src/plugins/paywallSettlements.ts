@@ -101,6 +101,9 @@ const searchSlackSeconds = 60n
  *   not held up; in the background, its transaction is checked on chain, and only what the chain shows
  *   reaches the sweeper (the payer and amount signed, the transaction that carried them). A claim the
  *   chain does not bear out is reported.
+ * - A settlement the facilitator refuses naming a transaction (x402's settle-failure hook): that
+ *   transaction is read once; when it settled this payment the buyer gets 200, the sale counts, and the
+ *   seller is told (`SETTLEMENT_CLAIM_MISMATCH`). Any other refusal stands, without a chain read.
  *
  * The sweeper attaches to `sweeperTarget`, not to the resource server: it hears of checked settlements.
  */
@@ -154,10 +157,10 @@ export class PaywallSettlements {
   async settleFailure(
     context: SettleFailure,
   ): Promise<undefined | { recovered: true; result: SettleResponse }> {
-    const unknown = unknownOutcomeOf(context.error)
-    if (!unknown) return undefined
     const authorization = this.authorizationOf(context.paymentPayload)
     if (!authorization) return undefined
+    const unknown = unknownOutcomeOf(context.error)
+    if (!unknown) return this.refusalContradicted(context, authorization)
     const { payer } = authorization
     const network = authorization.network as Network
     const outcome = await this.learn(context, {
@@ -245,6 +248,77 @@ export class PaywallSettlements {
         payer,
         transaction: '',
         network,
+      },
+    }
+  }
+
+  /**
+   * A facilitator's refusal that names a transaction, read against the chain: a facilitator that misread
+   * its own receipt (x402's answers `invalid_exact_evm_transfer_event_mismatch` with the transaction),
+   * or lies, can refuse a payment that its transaction settled. When that transaction settled this
+   * payment, the buyer gets what it paid for (200) and the sale counts; otherwise the refusal stands, as
+   * x402 answers it. One receipt read (and on Permit2 a transaction read when the receipt moved the
+   * money), on refusals that name a transaction only.
+   *
+   * A refusal without a transaction (or whose transaction did not settle this payment) is not searched
+   * for on chain: a buyer that sends one payment to two requests at once gets one settled and the other
+   * refused, and a search would find the first request's settlement and give the resource twice.
+   */
+  private async refusalContradicted(
+    context: SettleFailure,
+    authorization: PaymentAuthorization,
+  ): Promise<undefined | { recovered: true; result: SettleResponse }> {
+    const refusal = settleRefusalOf(context.error)
+    if (!refusal?.transaction) return undefined
+    let settlement: PaymentSettlement | undefined
+    try {
+      settlement = await this.options.vault.findPaymentSettlement({
+        paymentPayload: context.paymentPayload,
+        transaction: refusal.transaction,
+      })
+    } catch (error) {
+      // The chain could not be read: the refusal stands, and the seller hears why it was not checked.
+      const cause = toVaultError(error)
+      this.options.report(
+        'settlement-check',
+        new VaultError(
+          `The x402 facilitator refused a payment (${refusal.reason}) naming the transaction ${refusal.transaction}, and the chain could not be read to check it (${cause.message}): the buyer ${authorization.payer} was answered 402 as the facilitator said.`,
+          {
+            code: cause.code,
+            category: cause.category,
+            details: { txHash: refusal.transaction, payer: authorization.payer },
+            cause,
+            retryable: cause.retryable,
+          },
+        ),
+      )
+      return undefined
+    }
+    if (!settlement) return undefined
+    this.forward(context, settlement)
+    this.options.report(
+      'facilitator',
+      new VaultTransactionError(
+        `The x402 facilitator answered that a payment failed (${refusal.reason}), but its transaction ${settlement.txHash} settled it on chain: the buyer ${settlement.payer} was answered 200, and the sale counts.`,
+        {
+          code: 'SETTLEMENT_CLAIM_MISMATCH',
+          details: {
+            txHash: settlement.txHash,
+            payer: settlement.payer,
+            amount: settlement.amount,
+            errorReason: refusal.reason,
+          },
+        },
+      ),
+    )
+    return {
+      recovered: true,
+      result: {
+        success: true,
+        transaction: settlement.txHash,
+        network: authorization.network as Network,
+        payer: settlement.payer,
+        amount: settlement.amount.toString(),
       },
     }
   }
@@ -518,6 +592,22 @@ function unknownOutcomeOf(error: unknown): Unknown | undefined {
   const trouble = facilitatorTroubleOf(error)
   if (trouble.neverReached) return undefined
   return { said: `failed to settle it (${trouble.detail})`, trouble }
+}
+
+/** A facilitator's own refusal of a settlement (not `settlement_pending`): its reason and any transaction. */
+function settleRefusalOf(
+  error: unknown,
+): { reason: string; transaction?: Hash | undefined } | undefined {
+  if (!(error instanceof Error) || error.name !== 'SettleError') return undefined
+  const { errorReason, transaction } = error as { errorReason?: unknown; transaction?: unknown }
+  if (errorReason === settlementPendingReason) return undefined
+  return {
+    reason: typeof errorReason === 'string' ? errorReason : error.message,
+    transaction:
+      typeof transaction === 'string' && transactionHashPattern.test(transaction)
+        ? (transaction as Hash)
+        : undefined,
+  }
 }
 
 /** The fields of a success claim that differ from what the payment's authorisation says. */

@@ -30,6 +30,7 @@ import {
   type HostileFacilitator,
   startHostileFacilitator,
   strangerAddress,
+  transferEventMismatch,
 } from '../support/hostileFacilitator.js'
 import {
   type MerchantRpc,
@@ -412,6 +413,46 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
     await shop.sweeper.idle()
     expect(shop.problems()).toEqual([])
     await shop.expectBooks(paid)
+  })
+
+  it('settles, then refuses naming its transaction: the chain shows it paid, so the buyer gets the resource, the sale counts once, and the seller is told once', async () => {
+    const shop = await openShop()
+    const from = hostile.settled.length
+    hostile.setScenario('settle-then-refuse')
+    const answer = await shop.buy()
+    const [paid] = settledSince(from)
+    expect(answer.status).toBe(200)
+    expect(answer.body).toEqual({ paid: true })
+    expect(answer.settlement).toMatchObject({ success: true, transaction: paid, payer: buyer() })
+    await shop.sweeper.idle()
+    expectOneProblem(
+      shop,
+      'facilitator',
+      'SETTLEMENT_CLAIM_MISMATCH',
+      new RegExp(
+        `answered that a payment failed \\(${transferEventMismatch}\\), but its transaction ${paid} settled it on chain: the buyer 0x\\w+ was answered 200, and the sale counts`,
+      ),
+    )
+    await shop.expectBooks([paid as string])
+  })
+
+  it("refuses naming another payment's transaction, having settled nothing: the refusal stands, and only the real payment counts", async () => {
+    const shop = await openShop()
+    const from = hostile.settled.length
+    expect((await shop.buy()).status).toBe(200) // a real payment, faithfully settled
+    const [first] = settledSince(from)
+    hostile.setScenario('refuse-naming-another-transaction')
+    const answer = await shop.buy()
+    expect(answer.status).toBe(402)
+    expect(answer.body).toEqual({
+      error: 'settlement_failed',
+      reason: transferEventMismatch,
+      message: `The payment could not be settled (${transferEventMismatch}).`,
+    })
+    expect(settledSince(from)).toEqual([first])
+    await shop.sweeper.idle()
+    expect(shop.problems()).toEqual([])
+    await shop.expectBooks([first as string])
   })
 
   describe("with a resource server of the seller's own (x402's HTTP facilitator client)", () => {

@@ -2,7 +2,7 @@
  * A hostile x402 facilitator for the seller tests: a loopback HTTP server in front of the devnet's
  * facilitator that forwards `/supported` and `/verify` faithfully and, on `/settle`, does what its
  * scenario says: settle and drop the connection, answer success without a transaction or with another
- * payment's, name the wrong payer and amount, answer late, answer twice. The real settlements go through
+ * payment's, name the wrong payer and amount, answer late, answer twice, refuse what it settled. The real settlements go through
  * the devnet's facilitator, so whatever it answers, the chain shows what really happened.
  */
 import { createServer, type ServerResponse } from 'node:http'
@@ -33,6 +33,13 @@ export type HostileScenario =
   | 'answers-twice'
   /** Settles and answers `settlement_pending` with the transaction; answers x402's retry with success. */
   | 'pending-then-success'
+  /**
+   * Settles, then refuses it naming its transaction, as x402's facilitator does when it misreads its
+   * receipt (`invalid_exact_evm_transfer_event_mismatch`).
+   */
+  | 'settle-then-refuse'
+  /** Does not settle; refuses naming the transaction of the last payment it settled. */
+  | 'refuse-naming-another-transaction'
 
 export type HostileFacilitator = {
   url: string
@@ -47,6 +54,9 @@ export type HostileFacilitator = {
   readonly settleRequests: number
   close: () => Promise<void>
 }
+
+/** The refusal x402's facilitator answers when its receipt's transfer does not match the payment. */
+export const transferEventMismatch = 'invalid_exact_evm_transfer_event_mismatch'
 
 /** Another payer, named by `wrong-payer-and-amount`. */
 export const strangerAddress = '0x000000000000000000000000000000000000dEaD'
@@ -194,6 +204,24 @@ export async function startHostileFacilitator(targetUrl: string): Promise<Hostil
           ...answer.parsed,
           success: false,
           errorReason: 'settlement_pending',
+        })
+        return
+      }
+      case 'settle-then-refuse': {
+        const answer = await settle(body)
+        send(response, 200, {
+          ...answer.parsed,
+          success: false,
+          errorReason: transferEventMismatch,
+        })
+        return
+      }
+      case 'refuse-naming-another-transaction': {
+        send(response, 200, {
+          success: false,
+          errorReason: transferEventMismatch,
+          transaction: settled.at(-1),
+          network,
         })
         return
       }
