@@ -517,6 +517,13 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
         },
       },
     })
+    // The buyer signs validBefore by the wall clock; the chain's clock trails it by every test before
+    // this one, since anvil's revert to a snapshot also sets its clock back to the snapshot's block.
+    // Brought level, as on a live chain, the chain's time passes validBefore 8 s after signing.
+    await t.testClient.mine({ blocks: 1 })
+    const head = await t.publicClient.getBlock({ blockTag: 'latest' })
+    const behind = BigInt(Math.ceil(Date.now() / 1000)) - head.timestamp
+    if (behind > 0n) await devnet.advanceTime(behind)
     // Blocks come every second, as on a live chain, so the chain's time passes the payment's validBefore.
     await t.testClient.setIntervalMining({ interval: 1 })
     cleanups.push(async () => {
