@@ -27,6 +27,11 @@ export {
   ensureInitializedAndWait,
 } from './sdk/actions/ensureInitializedAndWait.js'
 export {
+  type FindPaymentSettlementParameters,
+  findPaymentSettlement,
+  type PaymentSettlement,
+} from './sdk/actions/findPaymentSettlement.js'
+export {
   type GetLedgerParameters,
   getLedger,
   type LedgerEntry,
@@ -39,10 +44,10 @@ export {
 } from './sdk/actions/getLedger.js'
 export { getMinDeposit } from './sdk/actions/getMinDeposit.js'
 export {
+  type GetPaymentAuthorizationStateParameters,
   getPaymentAuthorizationState,
-  type PaymentAuthorization,
   type PaymentAuthorizationState,
-  type PaymentPayloadLike,
+  type PaymentAuthorizationStatus,
 } from './sdk/actions/getPaymentAuthorizationState.js'
 export { getPosition, type VaultPosition } from './sdk/actions/getPosition.js'
 export { getShareBalance } from './sdk/actions/getShareBalance.js'
@@ -63,6 +68,12 @@ export {
   initializeAndWait,
 } from './sdk/actions/initialize.js'
 export { isRegistered } from './sdk/actions/isRegistered.js'
+export {
+  type PaymentAuthorization,
+  type PaymentAuthorizationMethod,
+  paymentAuthorizationOf,
+  type X402PaymentPayload,
+} from './sdk/actions/paymentAuthorization.js'
 export {
   type ApproveUsdcPlan,
   type PlanApproveUsdcParameters,

@@ -19,7 +19,14 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { inspect } from 'node:util'
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client'
-import { type Account, createPublicClient, createWalletClient, type Hex, http } from 'viem'
+import {
+  type Account,
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+} from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.js'
@@ -137,6 +144,28 @@ function expectRpcError(error: unknown, where: string): void {
   secrets.expectNoneIn(inspect(error, { depth: 10 }), `${where} as a logger prints it`)
 }
 
+/** An x402 `exact` payment on EIP-3009 that no one settled: for the payment reads. */
+function samplePayment(vault: VaultClient, wallet: Address) {
+  return {
+    accepted: {
+      scheme: 'exact',
+      network: vault.network,
+      asset: vault.addresses.usdc,
+      payTo: wallet,
+      amount: '10000',
+    },
+    payload: {
+      authorization: {
+        from: wallet,
+        to: wallet,
+        value: '10000',
+        nonce: `0x${'11'.repeat(32)}`,
+        validBefore: '4102444800',
+      },
+    },
+  }
+}
+
 /** Every action of the vault client, called with input that reaches the RPC. */
 function sdkCalls(vault: VaultClient): Record<string, () => Promise<unknown>> {
   const wallet = merchant()
@@ -158,18 +187,9 @@ function sdkCalls(vault: VaultClient): Record<string, () => Promise<unknown>> {
     getShareBalance: () => vault.getShareBalance({ wallet }),
     isRegistered: () => vault.isRegistered({ wallet }),
     getPaymentAuthorizationState: () =>
-      vault.getPaymentAuthorizationState({
-        paymentPayload: {
-          accepted: { network: vault.network, asset: vault.addresses.usdc },
-          payload: {
-            authorization: {
-              from: wallet,
-              nonce: `0x${'11'.repeat(32)}`,
-              validBefore: '4102444800',
-            },
-          },
-        },
-      }),
+      vault.getPaymentAuthorizationState({ paymentPayload: samplePayment(vault, wallet) }),
+    findPaymentSettlement: () =>
+      vault.findPaymentSettlement({ paymentPayload: samplePayment(vault, wallet), fromBlock: 1n }),
     planApproveUsdc: () => vault.planApproveUsdc({ wallet, amount }),
     planDeposit: () => vault.planDeposit({ wallet, amount }),
     planWithdraw: () => vault.planWithdraw({ wallet, amount }),

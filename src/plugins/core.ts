@@ -29,11 +29,18 @@ import {
 import { redactSecrets, sweepObservers } from '../sdk/shared.js'
 import {
   defaultFacilitatorTimeouts,
-  type FacilitatorFailure,
   type FacilitatorTimeouts,
   guardedFacilitatorClient,
 } from './facilitatorClient.js'
 import { gasSponsoringExtensions } from './gasSponsoring.js'
+import {
+  type PaywallReport,
+  PaywallSettlements,
+  paymentAuthorizationInHeader,
+  pendingPaymentBody,
+  settlementPendingReason,
+} from './paywallSettlements.js'
+import { explainPermit2AllowanceRequired } from './permit2Allowance.js'
 
 /** One paid route. */
 export type PaywallRoute = {
@@ -61,9 +68,10 @@ export type PaywallFacilitator = {
   createAuthHeaders?: FacilitatorConfig['createAuthHeaders'] | undefined
   /**
    * How long a call may take, in ms: one number for every call, or `{ verify, settle }`. Default
-   * `{ verify: 10_000, settle: 30_000 }` (the `supported` call at start shares `verify`'s). A call
-   * that fails or runs out of time is answered 502 `{ error }`, which tells the buyer whether the
-   * payment was taken, and is reported to `sweep.onNonFatalError` (phase `facilitator`) and logged.
+   * `{ verify: 10_000, settle: 30_000 }` (the `supported` call at start shares `verify`'s). A
+   * verification that fails or runs out of time is answered 502 `{ error }` (the payment was not
+   * taken); a settlement that does is looked up on chain first (see `settlementCheckMs`). Either is
+   * reported to `sweep.onNonFatalError` (phase `facilitator`) and logged.
    */
   timeoutMs?: number | { verify?: number | undefined; settle?: number | undefined } | undefined
 }
@@ -81,6 +89,14 @@ export type CreatePaywallOptions = {
   facilitator?: PaywallFacilitator | undefined
   /** …or an x402 resource server of your own (its facilitator clients and hooks are kept). */
   resourceServer?: x402ResourceServer | undefined
+  /**
+   * When a settlement's outcome is unknown (the facilitator's answer timed out, was lost, garbled, had
+   * no transaction, or stayed `settlement_pending`), how long the paywall watches the chain for this
+   * payment's authorisation before it answers, in ms. Used: the buyer gets the resource and the sale
+   * counts; expired unused: the buyer is told it was not taken; still unknown: 402
+   * `settlement_pending`. Default 10 000 (five Base blocks).
+   */
+  settlementCheckMs?: number | undefined
   /** Paid routes, keyed like x402's: `'GET /premium'`, `'/api/*'`, `'/items/:id'`. */
   routes: Record<string, PaywallRoute>
   /** Shown on the browser paywall page. */
@@ -199,13 +215,22 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
 
   // Read, not assumed: the token decides EIP-3009 or Permit2, and its EIP-712 domain (x402 needs it for
   // EIP-3009, and for gas sponsoring on Permit2).
+  const checkMs = settlementCheckMs(options.settlementCheckMs)
   const asset = await readX402UsdcAsset(vault)
   const extensions = await gasSponsoringExtensions(asset)
   const stockAsset = stockBuyerAsset(vault, options.acceptDefaultTestUsdc)
-  const resourceServer = resourceServerOf(options)
+  const report = paywallReporter(options.sweep)
+  const resourceServer = resourceServerOf(options, report)
   if (!resourceServer.hasRegisteredScheme(vault.network, 'exact')) {
     resourceServer.register(vault.network, new ExactEvmScheme())
   }
+  const settlements = new PaywallSettlements({
+    vault,
+    checkMs,
+    checkClaims: options.sweep !== false,
+    report,
+  })
+  settlements.attach(resourceServer)
   const routesConfig = Object.fromEntries(
     Object.entries(routes).map(([key, route]) => [
       key,
@@ -223,12 +248,24 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
     ]),
   )
   const httpServer = await initialized(resourceServer, routesConfig, vault.network)
+  explainPermit2AllowanceRequired(httpServer, { gasSponsoring: extensions !== undefined, report })
   let sweeper: Sweeper | undefined
   // Without the in-process sweeper the paywall sends nothing: the watch sweeper registers the wallet.
   if (options.sweep !== false) {
     await checkSweepKey(vault, payTo)
     await ensureRegistered(vault, payTo)
-    sweeper = vault.attachToResourceServer(resourceServer, { ...options.sweep, wallet: payTo })
+    // The sweeper hears of the settlements the chain shows, not of the facilitator's every claim.
+    const attached = vault.attachToResourceServer(settlements.sweeperTarget, {
+      ...options.sweep,
+      wallet: payTo,
+    })
+    sweeper = {
+      ...attached,
+      idle: async () => {
+        await settlements.idle()
+        await attached.idle()
+      },
+    }
   }
   return {
     httpServer,
@@ -239,6 +276,7 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
     },
     sweeper,
     close: async () => {
+      await settlements.close()
       await sweeper?.detach()
     },
   }
@@ -269,7 +307,10 @@ function stockBuyerAsset(
   return defaultTestUsdc
 }
 
-function resourceServerOf(options: CreatePaywallOptions): x402ResourceServer {
+function resourceServerOf(
+  options: CreatePaywallOptions,
+  report: PaywallReport,
+): x402ResourceServer {
   const { facilitator, resourceServer } = options
   if (resourceServer !== undefined) {
     if (facilitator !== undefined) {
@@ -282,7 +323,8 @@ function resourceServerOf(options: CreatePaywallOptions): x402ResourceServer {
     if (
       typeof resourceServer?.register !== 'function' ||
       typeof resourceServer.hasRegisteredScheme !== 'function' ||
-      typeof resourceServer.onAfterSettle !== 'function'
+      typeof resourceServer.onAfterSettle !== 'function' ||
+      typeof resourceServer.onSettleFailure !== 'function'
     ) {
       throw new VaultValidationError(
         '`resourceServer` must be an x402ResourceServer (from @x402/core/server, @x402/express or @x402/hono).',
@@ -309,7 +351,7 @@ function resourceServerOf(options: CreatePaywallOptions): x402ResourceServer {
     guardedFacilitatorClient(
       { url: facilitator.url, ...authHeaders(facilitator) },
       facilitatorTimeouts(facilitator.timeoutMs),
-      facilitatorFailureReporter(options.sweep),
+      ({ error }) => report('facilitator', error),
     ),
   )
 }
@@ -331,17 +373,29 @@ function facilitatorTimeouts(given: PaywallFacilitator['timeoutMs']): Facilitato
   return timeouts
 }
 
+/** The default of `settlementCheckMs`: five Base blocks. */
+const defaultSettlementCheckMs = 10_000
+
+function settlementCheckMs(given: unknown): number {
+  if (given === undefined) return defaultSettlementCheckMs
+  if (typeof given !== 'number' || !Number.isSafeInteger(given) || given < 0) {
+    throw new VaultValidationError(
+      `\`settlementCheckMs\` must be a whole number of ms, 0 or more (${String(given)}).`,
+      { code: 'INVALID_ARGUMENT', details: { field: 'settlementCheckMs' } },
+    )
+  }
+  return given
+}
+
 /**
- * Tells the seller of a facilitator failure: in the log (x402 logs nothing for it) and, with the
- * sweeper on, to `onNonFatalError` with the phase `facilitator`.
+ * Tells the seller of a problem with a buyer's payment: in the log (x402 logs nothing for it) and,
+ * with the sweeper on, to `onNonFatalError`.
  */
-function facilitatorFailureReporter(
-  sweep: CreatePaywallOptions['sweep'],
-): (failure: FacilitatorFailure) => void {
+function paywallReporter(sweep: CreatePaywallOptions['sweep']): PaywallReport {
   const observers = sweep === false ? undefined : sweepObservers(sweep ?? {})
-  return ({ error }) => {
+  return (phase, error) => {
     console.warn(`x402-vault: ${error.message}`)
-    observers?.problem('facilitator', error, false)
+    observers?.problem(phase, error, false)
   }
 }
 
@@ -466,14 +520,24 @@ function unpaidBody(
 /** x402's client pays at most this much a payment by default (1 USDC in base units). */
 const maxDefaultPayment = 1_000_000n
 
-/** The default 402 body when settlement fails: `{ error, reason, message }`. */
-const settlementFailedBody: SettlementFailedResponseBody = (_context, failure) => ({
+/**
+ * The default 402 body when settlement fails: `{ error, reason, message }`; for a settlement still
+ * pending, what the buyer must not do and until when, with the payment it concerns.
+ */
+const settlementFailedBody: SettlementFailedResponseBody = (context, failure) => ({
   contentType: 'application/json',
-  body: {
-    error: 'settlement_failed',
-    reason: failure.errorReason,
-    message: failure.errorMessage ?? `The payment could not be settled (${failure.errorReason}).`,
-  },
+  body:
+    failure.errorReason === settlementPendingReason
+      ? pendingPaymentBody(paymentAuthorizationInHeader(context.paymentHeader), failure)
+      : {
+          error: 'settlement_failed',
+          reason: failure.errorReason,
+          // x402 copies the reason code into `errorMessage` when the facilitator gave no words.
+          message:
+            failure.errorMessage && failure.errorMessage !== failure.errorReason
+              ? failure.errorMessage
+              : `The payment could not be settled (${failure.errorReason}).`,
+        },
 })
 
 /**

@@ -16,12 +16,17 @@ import {
   type EnsureInitializedResult,
   ensureInitializedAndWait,
 } from './actions/ensureInitializedAndWait.js'
+import {
+  type FindPaymentSettlementParameters,
+  findPaymentSettlement,
+  type PaymentSettlement,
+} from './actions/findPaymentSettlement.js'
 import { type GetLedgerParameters, getLedger, type VaultLedger } from './actions/getLedger.js'
 import { getMinDeposit } from './actions/getMinDeposit.js'
 import {
+  type GetPaymentAuthorizationStateParameters,
   getPaymentAuthorizationState,
   type PaymentAuthorizationState,
-  type PaymentPayloadLike,
 } from './actions/getPaymentAuthorizationState.js'
 import { getPosition, type VaultPosition } from './actions/getPosition.js'
 import { getShareBalance } from './actions/getShareBalance.js'
@@ -210,18 +215,6 @@ export type VaultActions = {
    * const balance = await vault.getUsdcBalance({ wallet })
    */
   getUsdcBalance: (params: { wallet: Address }) => Promise<bigint>
-  /**
-   * Whether an x402 payment's authorization (EIP-3009 or Permit2) was used on chain, and whether it can
-   * still be: one RPC round trip, judged at the latest block.
-   *
-   * @param params - `paymentPayload`: the x402 v2 payment payload, on the client's network.
-   * @returns The authorization, `used`, `expired` and the block read.
-   * @example
-   * const { used, expired } = await vault.getPaymentAuthorizationState({ paymentPayload })
-   */
-  getPaymentAuthorizationState: (params: {
-    paymentPayload: PaymentPayloadLike
-  }) => Promise<PaymentAuthorizationState>
   /**
    * A wallet's USDC allowance to a spender.
    *
@@ -438,6 +431,31 @@ export type VaultActions = {
    * const buyer = vault.attachTo(client, { maxPerPayment: '2', maxPerWindow: '50' })
    */
   attachTo: (client: PaymentHookTarget, options?: AttachToOptions) => BuyerAttachment
+  /**
+   * Reads whether an x402 payment's authorisation was used on chain (EIP-3009 `authorizationState`, or
+   * Permit2's nonce bitmap), with the block's time, in one RPC round trip: `used`, `unused` (can still
+   * be settled until its `validBefore`) or `expired` (unused, and it never can be).
+   *
+   * @param params - `paymentPayload`: the x402 payment payload, as x402's hooks hand it.
+   * @returns `{ state, authorization, blockNumber, blockTimestamp }`.
+   * @example
+   * const { state } = await vault.getPaymentAuthorizationState({ paymentPayload })
+   */
+  getPaymentAuthorizationState: (
+    params: GetPaymentAuthorizationStateParameters,
+  ) => Promise<PaymentAuthorizationState>
+  /**
+   * Finds the transaction that settled an x402 payment: checks one (`transaction`, such as a
+   * facilitator's answer), or searches the logs from `fromBlock`.
+   *
+   * @param params - `paymentPayload`, and `transaction` (with `timeout`) or `fromBlock` (with `toBlock`).
+   * @returns The settlement (`txHash`, `blockNumber`, payer, payee, amount), or `undefined`.
+   * @example
+   * const settlement = await vault.findPaymentSettlement({ paymentPayload, transaction })
+   */
+  findPaymentSettlement: (
+    params: FindPaymentSettlementParameters,
+  ) => Promise<PaymentSettlement | undefined>
 }
 
 /** A vault client: the context (`chain`, `chainId`, `network`, `addresses`, clients), its actions and `extend`. */
@@ -496,7 +514,6 @@ function decorate<extended extends object>(
     previewWithdrawNet: (params) => previewWithdrawNet(context, params),
     getMinDeposit: () => getMinDeposit(context),
     getUsdcBalance: (params) => getUsdcBalance(context, params),
-    getPaymentAuthorizationState: (params) => getPaymentAuthorizationState(context, params),
     getUsdcAllowance: (params) => getUsdcAllowance(context, params),
     getShareBalance: (params) => getShareBalance(context, params),
     isRegistered: (params) => isRegistered(context, params),
@@ -518,6 +535,8 @@ function decorate<extended extends object>(
     attachToResourceServer: (resourceServer, options) =>
       attachToResourceServer(context, resourceServer, options),
     attachTo: (client, options) => attachTo(context, client, options),
+    getPaymentAuthorizationState: (params) => getPaymentAuthorizationState(context, params),
+    findPaymentSettlement: (params) => findPaymentSettlement(context, params),
   }
   const client = {
     ...context,

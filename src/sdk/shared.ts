@@ -1,6 +1,7 @@
 // Package-internal: what the upper layers (plugins, mcp, cli, devnet) need from the SDK beyond its
 // public entry, `src/index.ts`. It is no entry point of package.json, so nothing here is public API:
 // an upper layer imports the SDK from `src/index.ts` or from this file, never from a deeper module.
+export { permit2Address, x402ExactPermit2ProxyAddress } from './abis/x402.js'
 export { multicall3Address } from './chains.js'
 export { toJsonSafe } from './errors/classes.js'
 export { toVaultError } from './errors/toVaultError.js'

@@ -36,7 +36,7 @@ import { expectVaultError } from '../support/expectVaultError.js'
 import { timeHookWaits, waitMs } from '../support/hookWaits.js'
 import { startHttpFaultProxy } from '../support/httpFaultProxy.js'
 import { merchantVault, sweepEvents, usdcBalance } from '../support/merchant.js'
-import { buyerClient, frameworks, paidRoutes } from '../support/merchantApps.js'
+import { buyerClient, frameworks, paidRoutes, paymentResponseOf } from '../support/merchantApps.js'
 
 const express = frameworks[0] as (typeof frameworks)[number]
 const sum = (amounts: bigint[]) => amounts.reduce((total, amount) => total + amount, 0n)
@@ -107,6 +107,8 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
       price?: string
       sweep?: { minIdleThreshold: string | bigint; reserve: bigint }
       facilitatorUrl?: string
+      /** The seller's RPC (default: the devnet's). */
+      rpcUrl?: string
       maxTimeoutSeconds?: number
       buyerFetch?: typeof fetch
     } = {},
@@ -119,7 +121,7 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
       ]),
     )
     const paywall = await express.createPaywall({
-      vault: merchantVault(devnet, devnet.rpcUrl),
+      vault: merchantVault(devnet, options.rpcUrl ?? devnet.rpcUrl),
       payTo: devnet.accounts.merchant.address,
       facilitator: { url: options.facilitatorUrl ?? (devnet.facilitatorUrl as string) },
       routes,
@@ -277,9 +279,16 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
   it("a seller that cannot tell the settlement's outcome: the same purchase is refused while the earlier payment can still be settled (PAYMENT_OUTCOME_UNKNOWN), paid once that one expired, and refused when it was settled though its answer was lost (PAYMENT_ALREADY_SETTLED); charged once, one recall", async () => {
     const facilitator = await startHttpFaultProxy(devnet.facilitatorUrl as string)
     cleanups.push(() => facilitator.close())
+    // The seller reads the chain to learn an unknown outcome; with its RPC down it cannot.
+    const sellerRpc = await startHttpFaultProxy(devnet.rpcUrl)
+    cleanups.push(() => sellerRpc.close())
     // Authorizations valid for 10 s, so that the test can wait for one to expire (x402's facilitator
     // verifies only those with 6 s left).
-    const shop = await openShop({ facilitatorUrl: facilitator.url, maxTimeoutSeconds: 10 })
+    const shop = await openShop({
+      facilitatorUrl: facilitator.url,
+      rpcUrl: sellerRpc.url,
+      maxTimeoutSeconds: 10,
+    })
     const price = parseUsdc('0.5')
     const merchant = devnet.accounts.merchant.address
     const merchantStart = await merchantBalance()
@@ -291,8 +300,12 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
       path.endsWith('/settle') ? { status: 500, body: '{"error":"down"}' } : undefined,
     )
     const first = await shop.pay(shop.url('/paid'))
-    expect(first.status).not.toBe(200)
-    expect(first.headers.get('PAYMENT-RESPONSE')).toBeNull()
+    // The paywall reads the chain, finds the authorization unused and still valid: pending, not taken.
+    expect(first.status).toBe(402)
+    expect(paymentResponseOf(first)).toMatchObject({
+      success: false,
+      errorReason: 'settlement_pending',
+    })
     expect(recalls).toHaveLength(1)
     expect(await merchantBalance()).toBe(merchantStart)
     facilitator.setRule(undefined)
@@ -314,18 +327,22 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
         earlierPayment: { method: chain === 'base' ? 'eip3009' : 'permit2', payer: buyer() },
       },
     })
-    const { expiresAt } = unknown.details.earlierPayment as { expiresAt: bigint }
+    const { validBefore: expiresAt } = unknown.details.earlierPayment as { validBefore: bigint }
     expect(unknown.message).toContain(new Date(Number(expiresAt) * 1000).toISOString())
     expect(recalls).toHaveLength(1)
 
     // 3. Once the chain is past its expiry, no block can settle it: the purchase is paid afresh, from
-    // the USDC the first recall brought. This time the facilitator settles, and its answer is lost.
+    // the USDC the first recall brought. This time the facilitator settles, its answer is lost, and
+    // the seller's RPC is down, so the seller cannot learn that it settled: pending, not 200.
     await mineUntil(expiresAt)
     facilitator.setRule((path) => (path.endsWith('/settle') ? { dropAnswer: true } : undefined))
+    sellerRpc.setRule(() => ({ status: 503, body: 'unavailable' }))
     const third = await shop.pay(shop.url('/paid'))
-    expect(third.status).not.toBe(200)
+    expect(third.status).toBe(402)
+    expect(paymentResponseOf(third)).toMatchObject({ errorReason: 'settlement_pending' })
     expect(await merchantBalance()).toBe(merchantStart + price)
     facilitator.setRule(undefined)
+    sellerRpc.setRule(undefined)
 
     // 4. The same purchase again: its payment was used on chain. Refused, and charged once.
     const settled = findVaultError(await shop.attempt('/paid'))

@@ -8,7 +8,7 @@ import { x402Client, x402HTTPClient } from '@x402/core/client'
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import { createPublicClient, createWalletClient, http } from 'viem'
+import { createPublicClient, createWalletClient, http, numberToHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { describe, expect, it } from 'vitest'
@@ -20,7 +20,7 @@ import {
   VaultError,
   vaultChains,
 } from '../../src/index.js'
-import { paymentAuthorizationOf } from '../../src/sdk/actions/getPaymentAuthorizationState.js'
+import { paymentAuthorizationOf } from '../../src/sdk/actions/paymentAuthorization.js'
 import { rememberThrown } from '../../src/sdk/buyer/findVaultError.js'
 import {
   type PaymentResponseHookContext,
@@ -104,28 +104,31 @@ describe('paymentAuthorizationOf and purchaseOf', () => {
     const eip3009 = await client.createPaymentPayload(paymentRequired())
     const authorization = (eip3009.payload as { authorization: Record<string, string> })
       .authorization
-    expect(paymentAuthorizationOf(eip3009)).toEqual({
+    expect(paymentAuthorizationOf(eip3009)).toMatchObject({
       method: 'eip3009',
-      token: usdc,
+      asset: usdc,
       payer: account.address,
       nonce: authorization.nonce,
-      expiresAt: BigInt(authorization.validBefore as string),
+      validBefore: BigInt(authorization.validBefore as string),
     })
     const permit2 = await client.createPaymentPayload(paymentRequired('500000', 'permit2'))
     const permit = (permit2.payload as { permit2Authorization: Record<string, string> })
       .permit2Authorization
     // Permit2 accepts a transfer up to its deadline, inclusive.
-    expect(paymentAuthorizationOf(permit2)).toEqual({
+    expect(paymentAuthorizationOf(permit2)).toMatchObject({
       method: 'permit2',
-      token: usdc,
+      asset: usdc,
       payer: account.address,
-      nonce: permit.nonce,
-      expiresAt: BigInt(permit.deadline as string) + 1n,
+      nonce: numberToHex(BigInt(permit.nonce as string), { size: 32 }),
+      validBefore: BigInt(permit.deadline as string) + 1n,
     })
-    expect(paymentAuthorizationOf({ payload: { signature: '0x' } })).toBeUndefined()
-    expect(paymentAuthorizationOf({ payload: { authorization: { from: 'nobody' } } })).toBe(
-      undefined,
+    const accepted = eip3009.accepted
+    expect(() => paymentAuthorizationOf({ accepted, payload: { signature: '0x' } })).toThrow(
+      /neither an EIP-3009/,
     )
+    expect(() =>
+      paymentAuthorizationOf({ accepted, payload: { authorization: { from: 'nobody' } } }),
+    ).toThrow(/not an address/)
   })
 
   it('a purchase is the URL (the request’s, else the 402’s; no fragment) and the requirements', () => {

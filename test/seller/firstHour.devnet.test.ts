@@ -8,10 +8,10 @@
  */
 import { x402Client } from '@x402/core/client'
 import { decodePaymentRequiredHeader } from '@x402/core/http'
-import { toClientEvmSigner } from '@x402/evm'
+import { createPermit2ApprovalTx, toClientEvmSigner } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import { createPublicClient, createWalletClient, http, isAddressEqual } from 'viem'
+import { createPublicClient, createWalletClient, erc20Abi, http, isAddressEqual } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
@@ -21,7 +21,7 @@ import { createPaywall } from '../../src/plugins/express.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
 import { type HttpFaultProxy, startHttpFaultProxy } from '../support/httpFaultProxy.js'
-import { merchantVault, sweepEvents, timersTurn, usdcBalance } from '../support/merchant.js'
+import { merchantVault, sweepEvents, usdcBalance } from '../support/merchant.js'
 import { buyerFetch, type Framework, frameworks, paidRoutes } from '../support/merchantApps.js'
 
 const express = frameworks.find((framework) => framework.name === 'express') as Framework
@@ -105,7 +105,7 @@ describe('a stock x402 buyer on base-sepolia', () => {
     const paid = await stockBuyer()(shop.url)
     expect(paid.status).toBe(200)
     // No sweep: the route's settlement was in another asset; the vault's USDC did not move.
-    await timersTurn()
+    await shop.paywall.sweeper.idle()
     expect(shop.events.deposits).toEqual([])
     expect(await usdcBalance(devnet, merchant())).toBe(vaultStart)
     const ledger = await t.readOnly.getLedger({ wallet: merchant(), fromBlock })
@@ -171,12 +171,41 @@ describe('the facilitator, when it fails', () => {
     expect(await usdcBalance(devnet, devnet.accounts.buyer.address)).toBe(buyerStart)
     await vi.waitFor(() => expect(shop.problems).toHaveLength(1))
     expect(shop.problems[0]).toMatchObject({ phase: 'facilitator', willRetry: false })
-    expect(shop.problems[0]?.error.code).toBe('FACILITATOR_UNREACHABLE')
+    expect(shop.problems[0]?.error.code).toBe('FACILITATOR_TIMEOUT')
     expect(warn).toHaveBeenCalledWith(
       expect.stringMatching(
         /^x402-vault: The x402 facilitator failed to verify a payment \(Facilitator verify request timed out after 300ms\); the buyer was answered 502: /,
       ),
     )
+  })
+
+  it('answering 500 to verify: the buyer gets 502 saying the facilitator failed and the payment was not taken; the seller hears FACILITATOR_HTTP_ERROR, not "could not be reached"', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    cleanups.push(async () => warn.mockRestore())
+    const shop = await openShop({ facilitator: { url: facilitator.url } })
+    facilitator.setRule((path) =>
+      path.endsWith('/verify') ? { status: 500, body: '{"error":"database down"}' } : undefined,
+    )
+    const buyerStart = await usdcBalance(devnet, devnet.accounts.buyer.address)
+    const answer = await buyerFetch(devnet)(shop.url)
+    expect(answer.status).toBe(502)
+    expect(await answer.json()).toEqual({
+      error:
+        'The payment facilitator answered HTTP 500, its own failure. The payment was not taken: nothing was transferred. Try again later.',
+    })
+    expect(await usdcBalance(devnet, devnet.accounts.buyer.address)).toBe(buyerStart)
+    await vi.waitFor(() => expect(shop.problems).toHaveLength(1))
+    expect(shop.problems[0]).toMatchObject({
+      phase: 'facilitator',
+      willRetry: false,
+      error: { code: 'FACILITATOR_HTTP_ERROR', details: { operation: 'verify' } },
+    })
+    // The seller's report has the facilitator's own words; the buyer's does not.
+    expect(shop.problems[0]?.error.message).toBe(
+      'The x402 facilitator failed to verify a payment (Facilitator verify failed (500): {"error":"database down"}); the buyer was answered 502: The payment facilitator answered HTTP 500, its own failure. The payment was not taken: nothing was transferred. Try again later.',
+    )
+    expect(shop.problems[0]?.error.message).not.toMatch(/could not be reached/)
+    expect(warn).toHaveBeenCalledWith(`x402-vault: ${shop.problems[0]?.error.message}`)
   })
 
   it('down: the buyer gets 502 saying the payment was not taken, at once', async () => {
@@ -194,6 +223,91 @@ describe('the facilitator, when it fails', () => {
     await vi.waitFor(() => expect(shop.problems.map((p) => p.phase)).toEqual(['facilitator']))
     // The seller's report has the cause the buyer is not shown.
     expect(shop.problems[0]?.error.message).toContain('ECONNREFUSED')
+  })
+})
+
+describe('a buyer without a Permit2 allowance', () => {
+  /**
+   * A new buyer set up as x402's README shows (a signer that cannot read the chain) plus the
+   * `allowedAssets` line for the vault's USDC, holding some of it, with no Permit2 approval.
+   */
+  async function readmeBuyer() {
+    const account = privateKeyToAccount(generatePrivateKey())
+    const hash = await t.walletFor(t.buyer).writeContract({
+      address: devnet.addresses.usdc,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [account.address, parseUsdc('5')],
+    })
+    await t.publicClient.waitForTransactionReceipt({ hash })
+    const network = `eip155:${devnet.chainId}` as const
+    const client = new x402Client().register(network, new ExactEvmScheme(account))
+    client.setSpendControls({ allowedAssets: [{ network, asset: devnet.addresses.usdc }] })
+    return { account, pay: wrapFetchWithPayment(fetch, client) }
+  }
+
+  it('gets 412 with a body that says what to do; the seller is told once per buyer; approving Permit2 once lets it pay', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    cleanups.push(async () => warn.mockRestore())
+    const shop = await openShop({ acceptDefaultTestUsdc: false })
+    const buyer = await readmeBuyer()
+    const refused = await buyer.pay(shop.url)
+    expect(refused.status).toBe(412)
+    // x402's own header stays: it says why, for clients that read it.
+    const header = refused.headers.get('PAYMENT-REQUIRED')
+    expect(decodePaymentRequiredHeader(header as string).error).toBe('permit2_allowance_required')
+    const body = await refused.json()
+    expect(body).toEqual({
+      error: 'permit2_allowance_required',
+      message: expect.stringContaining(
+        `The wallet ${buyer.account.address} has not approved Permit2 (0x000000000022D473030F116dDEE9F6B43aC78BA3) to spend the token at ${devnet.addresses.usdc}`,
+      ),
+      payment: {
+        network: 'eip155:84532',
+        asset: devnet.addresses.usdc,
+        payer: buyer.account.address,
+        payTo: merchant(),
+        amount: '500000',
+        permit2: '0x000000000022D473030F116dDEE9F6B43aC78BA3',
+      },
+    })
+    expect(body.message).toContain('approve Permit2 once')
+    expect(body.message).toContain('createPermit2ApprovalTx(asset)')
+    expect(body.message).toContain('toClientEvmSigner(account, publicClient)')
+    expect(body.message).toContain('nothing was transferred')
+
+    await vi.waitFor(() => expect(shop.problems).toHaveLength(1))
+    expect(shop.problems[0]).toMatchObject({
+      phase: 'payment',
+      willRetry: false,
+      error: {
+        code: 'PERMIT2_ALLOWANCE_REQUIRED',
+        details: { payer: buyer.account.address, asset: devnet.addresses.usdc },
+      },
+    })
+    expect(shop.problems[0]?.error.message).toMatch(
+      new RegExp(`^A buyer, ${buyer.account.address}, could not pay: it has not approved Permit2`),
+    )
+    expect(warn).toHaveBeenCalledWith(`x402-vault: ${shop.problems[0]?.error.message}`)
+
+    // The same buyer again: the same answer, and no second report; another buyer is reported.
+    expect((await buyer.pay(shop.url)).status).toBe(412)
+    const other = await readmeBuyer()
+    expect((await other.pay(shop.url)).status).toBe(412)
+    await vi.waitFor(() => expect(shop.problems).toHaveLength(2))
+    expect(shop.problems.map((problem) => problem.error.details.payer)).toEqual([
+      buyer.account.address,
+      other.account.address,
+    ])
+
+    // Doing what the body says: one approval, then the payment goes through.
+    await t.testClient.setBalance({ address: buyer.account.address, value: 10n ** 16n })
+    const approval = await t
+      .walletFor(buyer.account)
+      .sendTransaction(createPermit2ApprovalTx(devnet.addresses.usdc))
+    await t.publicClient.waitForTransactionReceipt({ hash: approval })
+    expect((await buyer.pay(shop.url)).status).toBe(200)
+    expect(shop.problems).toHaveLength(2)
   })
 })
 

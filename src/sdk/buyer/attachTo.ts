@@ -1,4 +1,4 @@
-import type { PaymentPayloadLike } from '../actions/getPaymentAuthorizationState.js'
+import type { X402PaymentPayload } from '../actions/paymentAuthorization.js'
 import type { VaultContext } from '../context.js'
 import { VaultError, VaultValidationError } from '../errors/classes.js'
 import { toVaultError } from '../errors/toVaultError.js'
@@ -376,7 +376,7 @@ export function attachTo(
   })
   client.onAfterPaymentCreation?.(async (context) => {
     const purchase = purchases.get(context.selectedRequirements)
-    if (!detached && purchase) guard.signed(purchase, context.paymentPayload as PaymentPayloadLike)
+    if (!detached && purchase) guard.signed(purchase, context.paymentPayload as X402PaymentPayload)
   })
   client.onPaymentCreationFailure(async (context) => {
     // Not signed: nothing of it will be paid.

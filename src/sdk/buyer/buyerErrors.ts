@@ -48,10 +48,10 @@ export class PaymentFundingError extends VaultError {
  * - `PAYMENT_ALREADY_SETTLED`: the earlier authorization was used: that purchase is paid for (the
  *   seller's answer was lost). Not retryable while the earlier one's window lasts.
  * - `PAYMENT_OUTCOME_UNKNOWN`: the earlier authorization is unused but can still be settled, until
- *   `details.earlierPayment.expiresAt`; retryable from then on.
+ *   `details.earlierPayment.validBefore`; retryable from then on.
  *
  * `details` has `purchase` (`url`, `network`, `asset`, `payTo`, `amount`), `earlierPayment` (`method`,
- * `payer`, `nonce`, `expiresAt` in unix seconds, `signedAt` as an ISO time) and `blockNumber` of the
+ * `payer`, `nonce`, `validBefore` in unix seconds, `signedAt` as an ISO time) and `blockNumber` of the
  * read. Nothing was signed, sent or recalled.
  *
  * @example

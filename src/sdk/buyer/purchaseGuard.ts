@@ -1,11 +1,13 @@
 import type { Address } from 'viem'
 import {
   getPaymentAuthorizationState,
-  type PaymentAuthorization,
   type PaymentAuthorizationState,
-  type PaymentPayloadLike,
-  paymentAuthorizationOf,
 } from '../actions/getPaymentAuthorizationState.js'
+import {
+  type PaymentAuthorization,
+  paymentAuthorizationOf,
+  type X402PaymentPayload,
+} from '../actions/paymentAuthorization.js'
 import type { VaultContext } from '../context.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { sleep } from '../internal/sleep.js'
@@ -71,7 +73,7 @@ export function paymentOutcomeOf(context: PaymentResponseHookContext): PaymentOu
 type SignedPayment = {
   key: string
   purchase: Purchase
-  paymentPayload: PaymentPayloadLike
+  paymentPayload: X402PaymentPayload
   authorization: PaymentAuthorization
   signedAt: number
   /** `in-flight`: no answer yet (or its request failed in transit); `unknown`: answered without one. */
@@ -134,9 +136,14 @@ export class PurchaseGuard {
    * Records a payment x402 signed (`onAfterPaymentCreation`). A payload without an EIP-3009 or
    * Permit2 authorization is not recorded.
    */
-  signed(purchase: Purchase, paymentPayload: PaymentPayloadLike): void {
-    const authorization = paymentAuthorizationOf(paymentPayload)
-    if (!authorization) return
+  signed(purchase: Purchase, paymentPayload: X402PaymentPayload): void {
+    let authorization: PaymentAuthorization
+    try {
+      authorization = paymentAuthorizationOf(paymentPayload)
+    } catch {
+      // Another scheme's payment: nothing on chain to look up.
+      return
+    }
     let markAnswered = () => {}
     const answered = new Promise<void>((resolve) => {
       markAnswered = resolve
@@ -198,9 +205,9 @@ export class PurchaseGuard {
       }
     }
     // A settled one first: it is the stronger reason, and says that the purchase is paid for.
-    looked.sort((a, b) => Number(b.state.used) - Number(a.state.used))
+    looked.sort((a, b) => Number(b.state.state === 'used') - Number(a.state.state === 'used'))
     for (const { signed, state } of looked) {
-      if (state.used) {
+      if (state.state === 'used') {
         if (signed.outcome === 'in-flight' && !signed.reported) {
           await Promise.race([signed.answered, sleep(answerGraceMs)])
           // Its answer came with a settlement (or a refusal): a payment of its own, not a retry.
@@ -208,14 +215,14 @@ export class PurchaseGuard {
         }
         const first = !signed.reported
         signed.reported = true
-        if (state.expired) {
+        if (state.blockTimestamp >= state.authorization.validBefore) {
           // Told once; from now on a payment for this purchase is a new one.
           this.forget(signed)
           if (!first) continue
         }
         throw alreadySettled(signed, state)
       }
-      if (state.expired) {
+      if (state.state === 'expired') {
         // Unused, and no block can settle it any more.
         this.forget(signed)
         continue
@@ -244,7 +251,7 @@ export class PurchaseGuard {
   private forgetExpired(now: number): void {
     for (const list of [...this.byKey.values()]) {
       for (const signed of [...list]) {
-        if (Number(signed.authorization.expiresAt) * 1000 + forgetAfterExpiryMs < now) {
+        if (Number(signed.authorization.validBefore) * 1000 + forgetAfterExpiryMs < now) {
           this.forget(signed)
         }
       }
@@ -286,7 +293,7 @@ function describe(signed: SignedPayment, state: PaymentAuthorizationState | unde
         method: authorization.method,
         payer: authorization.payer,
         nonce: authorization.nonce,
-        expiresAt: authorization.expiresAt,
+        validBefore: authorization.validBefore,
         signedAt: new Date(signed.signedAt).toISOString(),
       },
       ...(state ? { blockNumber: state.blockNumber } : {}),
@@ -311,7 +318,7 @@ function outcomeUnknown(
   cause?: unknown,
 ): PaymentOutcomeError {
   const { summary, details } = describe(signed, state)
-  const expires = new Date(Number(signed.authorization.expiresAt) * 1000).toISOString()
+  const expires = new Date(Number(signed.authorization.validBefore) * 1000).toISOString()
   const why = cause
     ? `its state could not be read on chain (${toVaultError(cause).code})`
     : 'it is not settled on chain yet'

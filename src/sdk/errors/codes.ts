@@ -85,6 +85,15 @@ export const vaultErrorCodes = [
   // x402 facilitator (seller plugins)
   'FACILITATOR_UNREACHABLE',
   'FACILITATOR_UNSUPPORTED',
+  'FACILITATOR_TIMEOUT',
+  'FACILITATOR_CONNECTION_LOST',
+  'FACILITATOR_HTTP_ERROR',
+  'FACILITATOR_BAD_RESPONSE',
+  // a payment's settlement, checked on chain (seller plugins)
+  'SETTLEMENT_PENDING',
+  'SETTLEMENT_CLAIM_MISMATCH',
+  'LATE_SETTLEMENT',
+  'PERMIT2_ALLOWANCE_REQUIRED',
   // the buyer side (vault.attachTo)
   'PAYMENT_OVER_CAP',
   'BUYER_FUNDS_SHORT',

@@ -5,15 +5,19 @@ import type { IdleDeposit, SweepStep } from './sweep.js'
 
 /**
  * Where in the seller flow a problem happened:
- * - `settlement-check`: an after-settle context could not be read;
+ * - `settlement-check`: an after-settle context could not be read, or (`createPaywall`) the chain could
+ *   not be read to check a facilitator's success;
  * - `balance-read`: reading the wallet's balance and the vault failed;
  * - `deposit`: the deposit was refused before it was sent, or sending it failed;
  * - `receipt`: waiting for the deposit's receipt failed, or the deposit reverted;
  * - `observer`: an `onIdleDeposit` or `onPauseChange` callback threw or rejected;
- * - `facilitator`: `createPaywall`'s x402 facilitator failed or timed out on a buyer's payment (the
- *   buyer was answered 502, saying whether the payment was taken); no sweep is involved.
+ * - `facilitator`: `createPaywall`'s x402 facilitator failed, timed out or answered something the chain
+ *   does not bear out on a buyer's payment, or its settlement is pending (the message says what the
+ *   buyer was answered); no sweep is involved;
+ * - `payment`: `createPaywall` refused a buyer's payment for a reason on the buyer's side that the buyer
+ *   may not see how to fix (such as a missing Permit2 approval); reported once per buyer.
  */
-export type SweepPhase = 'settlement-check' | SweepStep | 'observer' | 'facilitator'
+export type SweepPhase = 'settlement-check' | SweepStep | 'observer' | 'facilitator' | 'payment'
 
 /** A problem the sweeper survived. */
 export type SweeperProblem = {
