@@ -29,6 +29,24 @@ describe('the docs', () => {
     for (const command of ['npm ci && npm run demo', 'npm test']) expect(readme).toContain(command)
   })
 
+  it("CI runs the README's install and test commands, and the README names the Node versions they test", async () => {
+    const readme = await read('README.md')
+    const ciCommands = (await read('.ci/run'))
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#') && !line.startsWith('set '))
+    expect(ciCommands).toEqual(['npm ci', 'npm test', 'npm run test:node-versions'])
+    for (const command of ciCommands) expect(readme).toContain(command)
+    // `npm test` on the oldest Node that `engines` allows, the script on each Node it pins.
+    const { engines } = JSON.parse(await read('package.json')) as { engines: { node: string } }
+    const oldest = /^>=(\d+)$/.exec(engines.node)?.[1]
+    const pinned = [...(await read('scripts/test-node-versions.mjs')).matchAll(/^ {2}(\d+): \{$/gm)]
+    const majors = [oldest, ...pinned.map(([, major]) => major)]
+    expect(majors).toEqual(['20', '22', '24', '26'])
+    const named = `${majors.slice(0, -1).join(', ')} and ${majors.at(-1)}`
+    expect(readme).toContain(`Node.js ${oldest} or newer`)
+    expect(readme.replace(/\s+/g, ' ')).toContain(`CI tests Node ${named}:`)
+  })
+
   it('the guides the issue asks for are in docs/, and the README links each of them', async () => {
     const readme = await read('README.md')
     for (const guide of [

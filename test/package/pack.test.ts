@@ -223,8 +223,12 @@ describe('installed from the tarball', () => {
     // Through npm's bin links, as npx runs them: the shebang picks the `node` on PATH.
     const help = await run(join(folders.plain, 'node_modules/.bin/x402-vault'), ['--help'])
     expect(help.stdout).toMatch(/^Usage: x402-vault <command>/)
+    // The `node` on PATH, which that shebang picks, and the one npm runs on are the Node of this test
+    // run, also when `npm run test:node-versions` runs it on Node 22, 24 and 26.
     const node = await run('node', ['--version'])
-    expect(node.stdout).toMatch(/^v20\./)
+    expect(node.stdout.trim()).toBe(process.version)
+    const npm = JSON.parse((await run('npm', ['version', '--json'])).stdout) as { node: string }
+    expect(`v${npm.node}`).toBe(process.version)
   })
 
   it.each(['x402-vault', 'x402-vault mcp', 'x402-vault-mcp'])(
