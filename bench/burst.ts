@@ -1,6 +1,6 @@
+import { depositedIn, receiptsFrom, sweepEvents, usdcBalance } from '../harness/merchant.js'
+import { buyerFetch, paymentResponseOf } from '../harness/merchantApps.js'
 import { parseUsdc } from '../src/index.js'
-import { depositedIn, receiptsFrom, sweepEvents, usdcBalance } from '../test/support/merchant.js'
-import { buyerFetch, paymentResponseOf } from '../test/support/merchantApps.js'
 import type { BenchContext, Measured } from './context.js'
 import { latestBlock, openPaywallShop, withDeadline } from './seller.js'
 

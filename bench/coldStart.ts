@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { spawnJsonLines } from '../test/support/jsonLinesProcess.js'
+import { spawnJsonLines } from '../harness/jsonLinesProcess.js'
 import type { BenchContext } from './context.js'
 import { timeNode } from './importTime.js'
 import { percentile, roundMs } from './stats.js'

@@ -8,6 +8,7 @@ import {
   parseSignature,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { startCountingProxy } from '../harness/countingProxy.js'
 import { type Devnet, startDevnet } from '../src/devnet/index.js'
 import {
   createVaultClient,
@@ -17,7 +18,6 @@ import {
 } from '../src/index.js'
 import { usdcAbi } from '../src/sdk/abis/index.js'
 import { vaultHttp } from '../src/sdk/transport.js'
-import { startCountingProxy } from '../test/support/countingProxy.js'
 import { type BenchContext, type Measured, notMeasured } from './context.js'
 
 /** One ledger scan over a busy stretch of chain. */

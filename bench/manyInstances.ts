@@ -5,13 +5,14 @@
  * failed or conflicting sends, and the merchant side's RPC requests per settlement. Then the delay
  * from a settlement to its deposit under `--watch`, with its default polling.
  */
+
+import { writeAddressesFile } from '../harness/addressesFile.js'
+import { type CountingProxy, startCountingProxy } from '../harness/countingProxy.js'
+import { depositedIn, receiptsFrom, usdcBalance } from '../harness/merchant.js'
+import { buyerFetch } from '../harness/merchantApps.js'
+import { type MerchantProcess, spawnMerchant } from '../harness/spawnMerchant.js'
+import { startWatcher, type WatchEventLine, type Watcher } from '../harness/watcher.js'
 import { formatUsdc, parseUsdc } from '../src/index.js'
-import { writeAddressesFile } from '../test/support/addressesFile.js'
-import { type CountingProxy, startCountingProxy } from '../test/support/countingProxy.js'
-import { depositedIn, receiptsFrom, usdcBalance } from '../test/support/merchant.js'
-import { buyerFetch } from '../test/support/merchantApps.js'
-import { type MerchantProcess, spawnMerchant } from '../test/support/spawnMerchant.js'
-import { startWatcher, type WatchEventLine, type Watcher } from '../test/support/watcher.js'
 import type { BenchContext } from './context.js'
 import { latestBlock, openShopWithoutSweeper, withDeadline } from './seller.js'
 import { percentile } from './stats.js'
@@ -42,7 +43,7 @@ export type ManyInstances = {
 }
 
 const instances = 4
-/** Each sale of the merchant processes pays 1 USDC (test/support/merchantProcess.ts). */
+/** Each sale of the merchant processes pays 1 USDC (harness/merchantProcess.ts). */
 const price = parseUsdc('1')
 const minIdle = parseUsdc('10')
 const collisionCodes = ['TRANSACTION_ALREADY_KNOWN', 'NONCE_CONFLICT', 'INSUFFICIENT_USDC']

@@ -1,6 +1,6 @@
-import { writeAddressesFile } from '../test/support/addressesFile.js'
-import { type RpcCall, startCountingProxy } from '../test/support/countingProxy.js'
-import { startHttpMcp } from '../test/support/mcpHttp.js'
+import { writeAddressesFile } from '../harness/addressesFile.js'
+import { type RpcCall, startCountingProxy } from '../harness/countingProxy.js'
+import { startHttpMcp } from '../harness/mcpHttp.js'
 import type { BenchContext } from './context.js'
 import { percentile, roundMs } from './stats.js'
 

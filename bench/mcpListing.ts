@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { startHttpMcp } from '../test/support/mcpHttp.js'
+import { startHttpMcp } from '../harness/mcpHttp.js'
 import type { BenchContext } from './context.js'
 import { percentile, roundMs } from './stats.js'
 

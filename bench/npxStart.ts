@@ -8,7 +8,7 @@ import {
   packPackage,
   type RegistryRequest,
   startLocalRegistry,
-} from '../test/support/localRegistry.js'
+} from '../harness/localRegistry.js'
 import type { BenchContext } from './context.js'
 import { timeNode } from './importTime.js'
 import { percentile, roundMs } from './stats.js'
@@ -56,7 +56,7 @@ export type NpxStart = {
  * Times `npx -y x402-vault@beta`, from spawning npx to the answer of `tools/list`, as users meet it:
  * against a registry on loopback that serves the packed package under `beta` and any other package's
  * real metadata at its real size (recorded from the registry npm is configured with, see
- * test/support/localRegistry.ts), with `node -e 0` timed before each run. The cold runs each start
+ * harness/localRegistry.ts), with `node -e 0` timed before each run. The cold runs each start
  * from an empty npm cache, after a first one that records; the warm ones reuse the last cold cache.
  * Skipped in a smoke run: `test/package/npx.test.ts` starts the same command in `npm test`.
  *

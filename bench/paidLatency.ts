@@ -1,10 +1,10 @@
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { paymentMiddleware } from '@x402/express'
+import { sweepEvents, usdcBalance } from '../harness/merchant.js'
+import { buyerFetch } from '../harness/merchantApps.js'
 import { readX402UsdcAsset, x402UsdcPrice } from '../src/index.js'
 import { gasSponsoringExtensions } from '../src/plugins/gasSponsoring.js'
-import { sweepEvents, usdcBalance } from '../test/support/merchant.js'
-import { buyerFetch } from '../test/support/merchantApps.js'
 import type { BenchContext, Measured } from './context.js'
 import {
   facilitatorUrlOf,

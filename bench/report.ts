@@ -1,5 +1,5 @@
 import { cpus } from 'node:os'
-import { mcpToolNames } from '../test/support/mcpToolNames.js'
+import { mcpToolNames } from '../harness/mcpToolNames.js'
 import type { Burst } from './burst.js'
 import type { BuyerBench } from './buyer.js'
 import type { ColdStart } from './coldStart.js'

@@ -1,9 +1,9 @@
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { writeAddressesFile } from '../test/support/addressesFile.js'
-import { startCountingProxy } from '../test/support/countingProxy.js'
-import type { McpToolName } from '../test/support/mcpToolNames.js'
+import { writeAddressesFile } from '../harness/addressesFile.js'
+import { startCountingProxy } from '../harness/countingProxy.js'
+import type { McpToolName } from '../harness/mcpToolNames.js'
 import type { BenchContext } from './context.js'
 
 /** HTTP requests to the RPC: the server's start-up verification, and each tool's worst call. */

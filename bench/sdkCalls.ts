@@ -1,6 +1,6 @@
 import { createPublicClient } from 'viem'
+import { RequestCounter } from '../harness/requestCounter.js'
 import { createVaultClient, parseUsdc, vaultHttp } from '../src/index.js'
-import { RequestCounter } from '../test/support/requestCounter.js'
 import type { BenchContext } from './context.js'
 import { percentile, roundMs } from './stats.js'
 

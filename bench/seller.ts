@@ -5,6 +5,7 @@
  */
 import { createPublicClient, createWalletClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { frameworks, paidRoutes } from '../harness/merchantApps.js'
 import type { Devnet } from '../src/devnet/startDevnet.js'
 import {
   type AttachToResourceServerOptions,
@@ -13,7 +14,6 @@ import {
   type VaultClient,
 } from '../src/index.js'
 import { createPaywall } from '../src/plugins/express.js'
-import { frameworks, paidRoutes } from '../test/support/merchantApps.js'
 
 const express = frameworks.find((framework) => framework.name === 'express')
 

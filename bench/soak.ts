@@ -15,12 +15,12 @@
 import { parseArgs } from 'node:util'
 import { createPublicClient, http, isAddressEqual } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { approvePermit2Once, sweepEvents, usdcBalance } from '../harness/merchant.js'
+import { buyerFetch } from '../harness/merchantApps.js'
 import type { WatchEvent } from '../src/cli/watch/events.js'
 import { runWatchSweeper } from '../src/cli/watch/watchSweeper.js'
 import { startDevnet } from '../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi } from '../src/index.js'
-import { approvePermit2Once, sweepEvents, usdcBalance } from '../test/support/merchant.js'
-import { buyerFetch } from '../test/support/merchantApps.js'
 import {
   merchantVaultClient,
   openPaywallShop,

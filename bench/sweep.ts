@@ -1,5 +1,5 @@
+import { receiptsFrom, usdcBalance } from '../harness/merchant.js'
 import { type DepositMethod, parseUsdc } from '../src/index.js'
-import { receiptsFrom, usdcBalance } from '../test/support/merchant.js'
 import type { BenchContext, Measured } from './context.js'
 import { latestBlock, merchantVaultClient } from './seller.js'
 

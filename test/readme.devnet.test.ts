@@ -8,8 +8,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../harness/addressesFile.js'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.js'
-import { writeAddressesFile } from './support/addressesFile.js'
 import { docSnippets } from './support/docSnippets.js'
 
 const root = join(import.meta.dirname, '..')

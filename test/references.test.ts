@@ -9,7 +9,7 @@ import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const root = join(import.meta.dirname, '..')
-const folders = ['src', 'test', 'bench', 'scripts']
+const folders = ['src', 'test', 'bench', 'harness', 'scripts']
 const textFile = /\.(ts|mts|cts|js|mjs|cjs|sol|md|json)$/
 const skipped = new Set(['node_modules', 'dist', 'artifacts'])
 
@@ -35,7 +35,7 @@ const outsideReference = new RegExp(
 )
 
 describe('references', () => {
-  it('name only files of this repository: no spec section or issue number in src/, test/, bench/ or scripts/', () => {
+  it('name only files of this repository: no spec section or issue number in src/, test/, bench/, harness/ or scripts/', () => {
     const found: string[] = []
     for (const path of folders.flatMap(filesUnder)) {
       readFileSync(join(root, path), 'utf8')

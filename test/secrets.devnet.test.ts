@@ -29,14 +29,14 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { writeAddressesFile } from '../harness/addressesFile.js'
+import { type CountingProxy, startCountingProxy } from '../harness/countingProxy.js'
+import { approvePermit2Once } from '../harness/merchant.js'
+import { buyerClient, frameworks, paidRoutes } from '../harness/merchantApps.js'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.js'
 import type { BuyerProblem, SweeperProblem, VaultClient } from '../src/index.js'
-import { writeAddressesFile } from './support/addressesFile.js'
-import { type CountingProxy, startCountingProxy } from './support/countingProxy.js'
 import { devnetClients } from './support/devnet.js'
 import { callTool } from './support/mcp.js'
-import { approvePermit2Once } from './support/merchant.js'
-import { buyerClient, frameworks, paidRoutes } from './support/merchantApps.js'
 import { mcpToolCalls, rpcFaults, SecretFinder, secretRpc } from './support/secrets.js'
 
 type Sdk = typeof import('../src/index.js')

@@ -1,7 +1,8 @@
 /**
  * The rules of the test and bench trees: a test that needs no devnet cannot start one, fixtures live
- * in test/support/, and test/ and bench/ form no cycle (the bench imports only test/support/, which
- * runs outside vitest; no test imports the bench, the bench smoke test runs it as a process).
+ * in test/support/, and test/ and bench/ do not import each other: what both use (merchant apps,
+ * counting proxies, hook timers, the local registry) is in harness/, which imports neither and runs
+ * outside vitest; the bench smoke test runs the bench as a process.
  */
 import { readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -17,10 +18,11 @@ const rel = (file: string) => relative(root, file)
 
 const testTree = tsFilesUnder('test')
 const benchTree = tsFilesUnder('bench')
+const harnessTree = tsFilesUnder('harness')
 const tests = testTree.filter((file) => file.endsWith('.test.ts'))
 /** The tests other than this one, which names the devnet starters without calling them. */
 const otherTests = tests.filter((file) => file !== import.meta.filename)
-const graph = importGraph([...testTree, ...benchTree])
+const graph = importGraph([...testTree, ...benchTree, ...harnessTree])
 /** The calls that start a devnet or an anvil in this process. */
 const devnetStarters = ['startDevnet', 'startAnvil']
 
@@ -30,7 +32,7 @@ const devnetStarters = ['startDevnet', 'startAnvil']
  */
 function startsDevnet(test: string): boolean {
   return [...graph.runtimeReach([test]).files]
-    .filter((file) => rel(file).startsWith('test/'))
+    .filter((file) => rel(file).startsWith('test/') || rel(file).startsWith('harness/'))
     .some((file) => codeTokens(file).some(([token]) => devnetStarters.includes(token)))
 }
 
@@ -56,17 +58,25 @@ describe('the test tree', () => {
   })
 })
 
-describe('test/ and bench/', () => {
-  it('no test imports the bench', () => {
-    const reach = graph.runtimeReach(tests).files
-    expect([...reach].filter((file) => rel(file).startsWith('bench/')).map(rel)).toEqual([])
+describe('test/, bench/ and harness/', () => {
+  /** The files of `from` that import a file under `folder` (type-only and dynamic imports too). */
+  function importing(from: string[], folder: string): string[] {
+    return from
+      .filter((file) => graph.moduleImports(file).files.some((dep) => rel(dep).startsWith(folder)))
+      .map(rel)
+  }
+
+  it('no test imports the bench, and the bench imports nothing of test/', () => {
+    expect(importing(testTree, 'bench/')).toEqual([])
+    expect(importing(benchTree, 'test/')).toEqual([])
   })
 
-  it('the bench imports only test/support/, and nothing of vitest', () => {
-    const reach = graph.runtimeReach(benchTree)
-    const fromTest = [...reach.files].map(rel).filter((file) => file.startsWith('test/'))
-    expect(fromTest.length).toBeGreaterThan(0)
-    expect(fromTest.filter((file) => !file.startsWith('test/support/'))).toEqual([])
-    expect([...reach.packages.keys()].filter((name) => name.startsWith('vitest'))).toEqual([])
+  it('harness/ imports neither test/ nor bench/, nor anything of vitest; both use it', () => {
+    expect(importing(harnessTree, 'test/')).toEqual([])
+    expect(importing(harnessTree, 'bench/')).toEqual([])
+    const packages = [...graph.runtimeReach(harnessTree).packages.keys()]
+    expect(packages.filter((name) => name.startsWith('vitest'))).toEqual([])
+    expect(importing(benchTree, 'harness/').length).toBeGreaterThan(0)
+    expect(importing(testTree, 'harness/').length).toBeGreaterThan(0)
   })
 })

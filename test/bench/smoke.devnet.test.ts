@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { mcpToolNames } from '../support/mcpToolNames.js'
-import { tempFolder } from '../support/tempFolder.js'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
+import { tempFolder } from '../../harness/tempFolder.js'
 
 const root = join(import.meta.dirname, '../..')
 

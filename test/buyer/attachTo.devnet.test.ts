@@ -12,6 +12,15 @@ import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { createPublicClient, createWalletClient, parseAbi } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
+import { timeHookWaits, waitMs } from '../../harness/hookWaits.js'
+import { merchantVault, sweepEvents, usdcBalance } from '../../harness/merchant.js'
+import {
+  buyerClient,
+  frameworks,
+  paidRoutes,
+  paymentResponseOf,
+} from '../../harness/merchantApps.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
   type AttachToOptions,
@@ -30,13 +39,9 @@ import {
 } from '../../src/index.js'
 import { readAheadFreshMs } from '../../src/sdk/buyer/balanceReads.js'
 import { answerGraceMs } from '../../src/sdk/buyer/purchaseGuard.js'
-import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
-import { timeHookWaits, waitMs } from '../support/hookWaits.js'
 import { startHttpFaultProxy } from '../support/httpFaultProxy.js'
-import { merchantVault, sweepEvents, usdcBalance } from '../support/merchant.js'
-import { buyerClient, frameworks, paidRoutes, paymentResponseOf } from '../support/merchantApps.js'
 
 const express = frameworks[0] as (typeof frameworks)[number]
 const sum = (amounts: bigint[]) => amounts.reduce((total, amount) => total + amount, 0n)

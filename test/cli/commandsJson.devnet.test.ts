@@ -9,12 +9,12 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { getAddress } from 'viem'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { runCli } from '../../harness/runCli.js'
+import { tempFolder } from '../../harness/tempFolder.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
-import { runCli } from '../support/runCli.js'
-import { tempFolder } from '../support/tempFolder.js'
 
 let devnet: Devnet
 let t: DevnetClients

@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { createPublicClient, http } from 'viem'
 import { expect, it } from 'vitest'
+import { cliBin } from '../../harness/runCli.js'
+import { tempFolder } from '../../harness/tempFolder.js'
 import { vaultAddressKeys } from '../../src/sdk/chains.js'
-import { cliBin } from '../support/runCli.js'
-import { tempFolder } from '../support/tempFolder.js'
 
 /** Starts `x402-vault devnet` with `args` in `cwd`, and reads the env lines it prints. */
 async function startDevnetCli(args: string[], cwd?: string) {

@@ -1,8 +1,8 @@
 import { execFile, execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
+import { cliBin, runCli } from '../../harness/runCli.js'
 import { connectMcp } from '../support/mcp.js'
-import { mcpToolNames } from '../support/mcpToolNames.js'
-import { cliBin, runCli } from '../support/runCli.js'
 
 const hasUtilLinuxScript = (() => {
   try {

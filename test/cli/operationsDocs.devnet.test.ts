@@ -9,12 +9,12 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { runCli } from '../../harness/runCli.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
 import { type MerchantHistory, makeMerchantHistory } from '../support/merchantHistory.js'
-import { runCli } from '../support/runCli.js'
 
 const guide = join(import.meta.dirname, '../../docs/operations.md')
 

@@ -11,12 +11,14 @@
 import { join } from 'node:path'
 import { generatePrivateKey } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
+import { connectHttp, postMcp, startHttpMcp } from '../../harness/mcpHttp.js'
+import { type CliResult, runCli } from '../../harness/runCli.js'
+import { tempFolder } from '../../harness/tempFolder.js'
+import { startWatcher } from '../../harness/watcher.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
-import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { callTool, connectMcp } from '../support/mcp.js'
-import { connectHttp, postMcp, startHttpMcp } from '../support/mcpHttp.js'
-import { type CliResult, runCli } from '../support/runCli.js'
 import {
   mcpToolCalls,
   type RpcFaultName,
@@ -24,8 +26,6 @@ import {
   SecretFinder,
   secretRpc,
 } from '../support/secrets.js'
-import { tempFolder } from '../support/tempFolder.js'
-import { startWatcher } from '../support/watcher.js'
 
 let devnet: Devnet
 let proxy: CountingProxy

@@ -1,11 +1,11 @@
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { runCli } from '../../harness/runCli.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
 import { devnetClients } from '../support/devnet.js'
-import { runCli } from '../support/runCli.js'
 
 const run = runCli
 

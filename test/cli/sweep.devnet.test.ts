@@ -3,12 +3,12 @@
  * the environment and option mistakes that exit with code 2. The private key is never printed.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { usdcBalance } from '../../harness/merchant.js'
+import { runCli } from '../../harness/runCli.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { formatUsdc, parseUsdc } from '../../src/index.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
-import { usdcBalance } from '../support/merchant.js'
-import { runCli } from '../support/runCli.js'
 
 let devnet: Devnet
 let t: DevnetClients

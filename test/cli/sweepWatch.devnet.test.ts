@@ -18,14 +18,14 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { type RpcCall, startCountingProxy } from '../../harness/countingProxy.js'
+import { transferToMerchant, usdcBalance } from '../../harness/merchant.js'
+import { runCli } from '../../harness/runCli.js'
+import { startWatcher, type WatchEventLine } from '../../harness/watcher.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { formatUsdc, parseUsdc, routerAbi } from '../../src/index.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
-import { type RpcCall, startCountingProxy } from '../support/countingProxy.js'
 import { devnetClients } from '../support/devnet.js'
-import { transferToMerchant, usdcBalance } from '../support/merchant.js'
-import { runCli } from '../support/runCli.js'
-import { startWatcher, type WatchEventLine } from '../support/watcher.js'
 
 let devnet: Devnet
 let addressesPath: string

@@ -5,12 +5,12 @@
  * sent by the holder of the moment, and the accounting is exact to the base unit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { transferToMerchant, usdcBalance } from '../../harness/merchant.js'
+import { startWatcher, type WatchEventLine, type Watcher } from '../../harness/watcher.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
-import { transferToMerchant, usdcBalance } from '../support/merchant.js'
 import { startPostgres, startTcpProxy } from '../support/postgres.js'
-import { startWatcher, type WatchEventLine, type Watcher } from '../support/watcher.js'
 
 let devnet: Devnet
 let postgres: Awaited<ReturnType<typeof startPostgres>>

@@ -9,13 +9,13 @@
 import { createPublicClient, createWalletClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
+import { usdcBalance } from '../../harness/merchant.js'
 import type { WatchEvent } from '../../src/cli/watch/events.js'
 import { runWatchSweeper, type WatchSettings } from '../../src/cli/watch/watchSweeper.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { createVaultClient, vaultHttp } from '../../src/index.js'
-import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { devnetClients } from '../support/devnet.js'
-import { usdcBalance } from '../support/merchant.js'
 import { startPostgres, startTcpProxy } from '../support/postgres.js'
 
 let devnet: Devnet

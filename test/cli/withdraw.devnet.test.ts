@@ -4,13 +4,13 @@
  * position, and an RPC that fails the send. The private key is never printed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
+import { usdcBalance } from '../../harness/merchant.js'
+import { runCli } from '../../harness/runCli.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
-import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
-import { usdcBalance } from '../support/merchant.js'
-import { runCli } from '../support/runCli.js'
 
 let devnet: Devnet
 let t: DevnetClients

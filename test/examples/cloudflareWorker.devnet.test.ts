@@ -30,18 +30,18 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { parseUsdc, routerAbi } from '../../src/index.js'
-import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
-import { devnetClients } from '../support/devnet.js'
+import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
 import {
   approvePermit2Once,
   depositedIn,
   receiptsFrom,
   transferToMerchant,
   usdcBalance,
-} from '../support/merchant.js'
-import { buyerFetch } from '../support/merchantApps.js'
+} from '../../harness/merchant.js'
+import { buyerFetch } from '../../harness/merchantApps.js'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { parseUsdc, routerAbi } from '../../src/index.js'
+import { devnetClients } from '../support/devnet.js'
 
 const exampleDir = join(import.meta.dirname, '../../examples/cloudflare-worker/src')
 

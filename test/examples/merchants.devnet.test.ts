@@ -5,9 +5,9 @@ import { promisify } from 'node:util'
 import { x402ExactPermit2ProxyAddress } from '@x402/evm'
 import { createPublicClient, type Hash, http } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { buyerFetch, paymentResponseOf } from '../../harness/merchantApps.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
-import { buyerFetch, paymentResponseOf } from '../support/merchantApps.js'
 import { spawnWatched, type WatchedProcess } from '../support/watchedProcess.js'
 
 const root = join(import.meta.dirname, '../..')

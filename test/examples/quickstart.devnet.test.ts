@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, '../..')

@@ -2,11 +2,11 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { runCli } from '../../harness/runCli.js'
+import { tempFolder } from '../../harness/tempFolder.js'
 import { createLogger, loadMcpConfig, McpConfigError } from '../../src/mcp/index.js'
 import { redactLogText } from '../../src/mcp/logger.js'
 import { vaultChains } from '../../src/sdk/chains.js'
-import { runCli } from '../support/runCli.js'
-import { tempFolder } from '../support/tempFolder.js'
 
 async function configError(env: Record<string, string>): Promise<McpConfigError> {
   try {

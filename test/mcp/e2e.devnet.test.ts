@@ -1,9 +1,9 @@
 import { type Address, type Hex, parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
 import { devnetClients } from '../support/devnet.js'
 import { callToolOk, connectMcp, type McpSession } from '../support/mcp.js'
 

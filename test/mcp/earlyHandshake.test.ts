@@ -5,10 +5,10 @@
 import { PassThrough, type Readable } from 'node:stream'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { initializeRequest } from '../../harness/jsonLinesProcess.js'
 import { answerHandshakeEarly } from '../../src/mcp/earlyHandshake.js'
 import type { HandshakeRecording } from '../../src/mcp/handshakeRecording.js'
 import { recordHandshake, serializeHandshake } from '../../src/mcp/recordHandshake.js'
-import { initializeRequest } from '../support/jsonLinesProcess.js'
 
 let recording: HandshakeRecording
 beforeAll(async () => {

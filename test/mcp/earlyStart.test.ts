@@ -8,9 +8,9 @@ import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { spawnJsonLines } from '../../harness/jsonLinesProcess.js'
 import type { HandshakeRecording } from '../../src/mcp/handshakeRecording.js'
 import { recordHandshake } from '../../src/mcp/recordHandshake.js'
-import { spawnJsonLines } from '../support/jsonLinesProcess.js'
 import { mcpBin } from '../support/mcp.js'
 
 let live: HandshakeRecording

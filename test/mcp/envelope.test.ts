@@ -18,10 +18,10 @@ import {
   type JsonLinesProcess,
   type JsonRpcLine,
   spawnJsonLines,
-} from '../support/jsonLinesProcess.js'
+} from '../../harness/jsonLinesProcess.js'
+import { type HttpMcp, startHttpMcp } from '../../harness/mcpHttp.js'
 import { mcpBin } from '../support/mcp.js'
 import { envelopeText, owedAnswer } from '../support/mcpEnvelopes.js'
-import { type HttpMcp, startHttpMcp } from '../support/mcpHttp.js'
 
 const runs = 150
 /** What "at once" means: a generous second, for a busy machine. */

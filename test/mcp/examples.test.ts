@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { tempFolder } from '../../harness/tempFolder.js'
 import { vaultChains } from '../../src/sdk/chains.js'
 import { connectMcp } from '../support/mcp.js'
-import { tempFolder } from '../support/tempFolder.js'
 
 const root = join(import.meta.dirname, '../..')
 const examples = join(root, 'examples/mcp')

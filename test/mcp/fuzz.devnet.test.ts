@@ -6,8 +6,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { type McpToolName, mcpToolNames } from '../../harness/mcpToolNames.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
 import {
   decimal,
   hugeNumberText,
@@ -25,7 +26,6 @@ import {
   mcpBin,
   RecordingStdioTransport,
 } from '../support/mcp.js'
-import { type McpToolName, mcpToolNames } from '../support/mcpToolNames.js'
 
 // Generated inputs through ONE real stdio server on a devnet. Every call must get a tool result or a
 // JSON-RPC error, with no stack trace or file path; every refusal starts with its code; stdout

@@ -5,17 +5,9 @@
  * and a drain on SIGTERM.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
-import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
-import { giveMerchantPositionAndAllowance } from '../support/devnet.js'
-import { initializeRequest } from '../support/jsonLinesProcess.js'
-import {
-  callToolError,
-  callToolOk,
-  expectMatchesOutputSchema,
-  expectNoInternals,
-} from '../support/mcp.js'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
+import { initializeRequest } from '../../harness/jsonLinesProcess.js'
 import {
   connectHttp,
   type HttpClientKind,
@@ -23,9 +15,17 @@ import {
   postMcp,
   rpcAnswer,
   startHttpMcp,
-} from '../support/mcpHttp.js'
-import { mcpToolNames } from '../support/mcpToolNames.js'
-import { runCli } from '../support/runCli.js'
+} from '../../harness/mcpHttp.js'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
+import { runCli } from '../../harness/runCli.js'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { giveMerchantPositionAndAllowance } from '../support/devnet.js'
+import {
+  callToolError,
+  callToolOk,
+  expectMatchesOutputSchema,
+  expectNoInternals,
+} from '../support/mcp.js'
 
 const token = 'test-token-0123456789abcdef0123456789'
 const auth = { authorization: `Bearer ${token}` }

@@ -8,8 +8,8 @@ import { serve } from '@hono/node-server'
 import express from 'express'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { connectHttp, postMcp, rpcAnswer } from '../../harness/mcpHttp.js'
 import { createMcpHttpHandler, loadMcpConfig, type McpLogger } from '../../src/mcp/index.js'
-import { connectHttp, postMcp, rpcAnswer } from '../support/mcpHttp.js'
 
 const quiet: McpLogger = { debug() {}, info() {}, warn() {}, error() {} }
 const token = 'mount-token-0123456789abcdef'

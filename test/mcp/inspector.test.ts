@@ -10,7 +10,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { expect, it } from 'vitest'
-import { mcpToolNames } from '../support/mcpToolNames.js'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 
 const require = createRequire(import.meta.url)
 const root = join(import.meta.dirname, '../..')

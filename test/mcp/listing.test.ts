@@ -9,10 +9,10 @@ import { mcpToFunctionTool } from '@openai/agents-core'
 import { Ajv } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import type { HandshakeRecording } from '../../src/mcp/handshakeRecording.js'
 import { recordHandshake } from '../../src/mcp/recordHandshake.js'
 import { vaultTools } from '../../src/mcp/tools/index.js'
-import { mcpToolNames } from '../support/mcpToolNames.js'
 
 type JsonSchema = Record<string, unknown>
 type ListedTool = { name: string; inputSchema: JsonSchema; outputSchema: JsonSchema }

@@ -1,8 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import {
+  type CountingProxy,
+  type RpcFault,
+  startCountingProxy,
+} from '../../harness/countingProxy.js'
+import { initializeRequest, spawnJsonLines } from '../../harness/jsonLinesProcess.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
-import { type CountingProxy, type RpcFault, startCountingProxy } from '../support/countingProxy.js'
-import { initializeRequest, spawnJsonLines } from '../support/jsonLinesProcess.js'
 import {
   callTool,
   callToolError,

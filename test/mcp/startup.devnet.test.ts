@@ -2,13 +2,13 @@ import { writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
+import { initializeRequest, spawnJsonLines } from '../../harness/jsonLinesProcess.js'
+import { cliBin } from '../../harness/runCli.js'
+import { tempFolder } from '../../harness/tempFolder.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
-import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
-import { initializeRequest, spawnJsonLines } from '../support/jsonLinesProcess.js'
 import { callToolError, callToolOk, connectMcp, mcpBin, runBin } from '../support/mcp.js'
-import { cliBin } from '../support/runCli.js'
-import { tempFolder } from '../support/tempFolder.js'
 
 let devnet: Devnet
 let proxy: CountingProxy

@@ -3,13 +3,13 @@ import { type Address, decodeFunctionData, encodeFunctionData, getAddress, parse
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { readContract, waitForTransactionReceipt } from 'viem/actions'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
 import packageJson from '../../package.json' with { type: 'json' }
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi, shareTokenAbi, usdcAbi } from '../../src/index.js'
 import { vaultTools } from '../../src/mcp/tools/index.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
 import { batchExecutorAbi, compileBatchExecutor, executorCalls } from '../support/batchExecutor.js'
-import { type CountingProxy, startCountingProxy } from '../support/countingProxy.js'
 import { devnetClients } from '../support/devnet.js'
 import {
   callTool,

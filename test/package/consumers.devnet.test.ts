@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { expressSeller, packPackage } from '../../harness/localRegistry.js'
+import { buyerFetch, paymentResponseOf } from '../../harness/merchantApps.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
-import { expressSeller, packPackage } from '../support/localRegistry.js'
-import { buyerFetch, paymentResponseOf } from '../support/merchantApps.js'
 import { spawnWatched, type WatchedProcess } from '../support/watchedProcess.js'
 
 const run = promisify(execFile)

@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { connectStdio } from '../support/mcp.js'
-import { mcpToolNames } from '../support/mcpToolNames.js'
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, '../..')

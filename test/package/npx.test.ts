@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type LocalRegistry, packPackage, startLocalRegistry } from '../support/localRegistry.js'
+import { type LocalRegistry, packPackage, startLocalRegistry } from '../../harness/localRegistry.js'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { connectStdio } from '../support/mcp.js'
-import { mcpToolNames } from '../support/mcpToolNames.js'
 
 let work: string
 let registry: LocalRegistry | undefined

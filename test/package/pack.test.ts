@@ -17,9 +17,9 @@ import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bytesUnder, expressSeller, packPackage, peer } from '../../harness/localRegistry.js'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { docSnippets } from '../support/docSnippets.js'
-import { bytesUnder, expressSeller, packPackage, peer } from '../support/localRegistry.js'
-import { mcpToolNames } from '../support/mcpToolNames.js'
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, '../..')

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { tempFolder } from '../../harness/tempFolder.js'
 import {
   loadVaultAddresses,
   parseVaultAddresses,
@@ -8,7 +9,6 @@ import {
   vaultChains,
 } from '../../src/index.js'
 import { vaultAddressKeys } from '../../src/sdk/chains.js'
-import { tempFolder } from '../support/tempFolder.js'
 
 const sepolia = vaultChains['base-sepolia'].addresses
 const lowercase = Object.fromEntries(

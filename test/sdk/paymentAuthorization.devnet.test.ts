@@ -12,6 +12,7 @@ import { type Hash, type Hex, parseAbi, toFunctionSelector } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { formatAbiItem } from 'viem/utils'
 import { describe, expect, it } from 'vitest'
+import { approvePermit2Once, transferToMerchant } from '../../harness/merchant.js'
 import { createDevnetFacilitator } from '../../src/devnet/facilitator.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
@@ -27,7 +28,6 @@ import {
 } from '../../src/sdk/abis/x402.js'
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
-import { approvePermit2Once, transferToMerchant } from '../support/merchant.js'
 
 const chains = [
   { chain: 'base', method: 'eip3009' },

@@ -11,6 +11,8 @@
 import fc from 'fast-check'
 import type { Address } from 'viem'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { merchantVault, usdcBalance } from '../../harness/merchant.js'
+import { buyerClient, frameworks, paidRoutes } from '../../harness/merchantApps.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
   parseUsdc,
@@ -20,8 +22,6 @@ import {
   type VaultClient,
 } from '../../src/index.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
-import { merchantVault, usdcBalance } from '../support/merchant.js'
-import { buyerClient, frameworks, paidRoutes } from '../support/merchantApps.js'
 
 const day = 24 * 3600
 const knobs = { morphoDepositCap: 'function setMaxDepositCap(uint256 cap)' }

@@ -1,9 +1,13 @@
 import { createPublicClient, createWalletClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import {
+  type CountingProxy,
+  type RpcFault,
+  startCountingProxy,
+} from '../../harness/countingProxy.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { createVaultClient, parseUsdc, type VaultClient, vaultHttp } from '../../src/index.js'
-import { type CountingProxy, type RpcFault, startCountingProxy } from '../support/countingProxy.js'
 import { devnetClients } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
 

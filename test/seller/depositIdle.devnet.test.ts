@@ -4,11 +4,11 @@
  */
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
+import { depositedIn, receiptsFrom, usdcBalance } from '../../harness/merchant.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc, VaultValidationError } from '../../src/index.js'
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
-import { depositedIn, receiptsFrom, usdcBalance } from '../support/merchant.js'
 
 let devnet: Devnet
 let t: DevnetClients

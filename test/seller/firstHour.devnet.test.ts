@@ -14,6 +14,8 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, createWalletClient, erc20Abi, http, isAddressEqual } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import { merchantVault, sweepEvents, usdcBalance } from '../../harness/merchant.js'
+import { buyerFetch, type Framework, frameworks, paidRoutes } from '../../harness/merchantApps.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { createVaultClient, parseUsdc } from '../../src/index.js'
 import type { CreatePaywallOptions } from '../../src/plugins/core.js'
@@ -21,8 +23,6 @@ import { createPaywall } from '../../src/plugins/express.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
 import { type HttpFaultProxy, startHttpFaultProxy } from '../support/httpFaultProxy.js'
-import { merchantVault, sweepEvents, usdcBalance } from '../support/merchant.js'
-import { buyerFetch, type Framework, frameworks, paidRoutes } from '../support/merchantApps.js'
 
 const express = frameworks.find((framework) => framework.name === 'express') as Framework
 

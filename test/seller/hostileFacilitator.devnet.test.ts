@@ -20,11 +20,19 @@ import { decodePaymentResponseHeader } from '@x402/core/http'
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { type Hash, isAddressEqual } from 'viem'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import type { CountingProxy } from '../../harness/countingProxy.js'
+import {
+  type MerchantRpc,
+  merchantVault,
+  sweepEvents,
+  transferToMerchant,
+  usdcBalance,
+} from '../../harness/merchant.js'
+import { buyerFetch, frameworks, paidRoutes } from '../../harness/merchantApps.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { type IdleDeposit, parseUsdc, type SweeperProblem } from '../../src/index.js'
 import type { CreatePaywallOptions } from '../../src/plugins/core.js'
 import { createPaywall } from '../../src/plugins/express.js'
-import type { CountingProxy } from '../support/countingProxy.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import {
   type HostileFacilitator,
@@ -32,14 +40,6 @@ import {
   strangerAddress,
   transferEventMismatch,
 } from '../support/hostileFacilitator.js'
-import {
-  type MerchantRpc,
-  merchantVault,
-  sweepEvents,
-  transferToMerchant,
-  usdcBalance,
-} from '../support/merchant.js'
-import { buyerFetch, frameworks, paidRoutes } from '../support/merchantApps.js'
 
 const chains = [
   { chain: 'base', method: 'EIP-3009' },

@@ -7,10 +7,7 @@
  * deposits before the process exits.
  */
 import { describe, expect, it } from 'vitest'
-import type { Devnet } from '../../src/devnet/startDevnet.js'
-import { parseUsdc } from '../../src/index.js'
-import type { CountingProxy } from '../support/countingProxy.js'
-import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
+import type { CountingProxy } from '../../harness/countingProxy.js'
 import {
   depositedIn,
   gate,
@@ -19,9 +16,12 @@ import {
   receiptsFrom,
   transferToMerchant,
   usdcBalance,
-} from '../support/merchant.js'
-import { buyerFetch } from '../support/merchantApps.js'
-import { type MerchantProcess, spawnMerchant } from '../support/spawnMerchant.js'
+} from '../../harness/merchant.js'
+import { buyerFetch } from '../../harness/merchantApps.js'
+import { type MerchantProcess, spawnMerchant } from '../../harness/spawnMerchant.js'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+import { parseUsdc } from '../../src/index.js'
+import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 
 let devnet: Devnet
 let t: DevnetClients

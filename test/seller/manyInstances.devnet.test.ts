@@ -12,16 +12,16 @@
  * Both keep exact accounting: start + received = end + deposited, to the base unit.
  */
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest'
+import { writeAddressesFile } from '../../harness/addressesFile.js'
+import type { CountingProxy } from '../../harness/countingProxy.js'
+import { depositedIn, receiptsFrom, usdcBalance } from '../../harness/merchant.js'
+import { buyerFetch } from '../../harness/merchantApps.js'
+import { type MerchantProcess, spawnMerchant, sweepUntilIdle } from '../../harness/spawnMerchant.js'
+import { startWatcher, type WatchEventLine, type Watcher } from '../../harness/watcher.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { formatUsdc, parseUsdc } from '../../src/index.js'
-import { writeAddressesFile } from '../support/addressesFile.js'
-import type { CountingProxy } from '../support/countingProxy.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
-import { depositedIn, receiptsFrom, usdcBalance } from '../support/merchant.js'
-import { buyerFetch } from '../support/merchantApps.js'
 import { startPostgres, startTcpProxy } from '../support/postgres.js'
-import { type MerchantProcess, spawnMerchant, sweepUntilIdle } from '../support/spawnMerchant.js'
-import { startWatcher, type WatchEventLine, type Watcher } from '../support/watcher.js'
 
 let devnet: Devnet
 let t: DevnetClients
@@ -60,7 +60,7 @@ afterAll(async () => {
 
 const instances = 4
 const sales = 100
-/** Each sale pays 1 USDC (test/support/merchantProcess.ts). */
+/** Each sale pays 1 USDC (harness/merchantProcess.ts). */
 const price = parseUsdc('1')
 /** The sweepers deposit once this much is idle: what is left at the end is below it. */
 const minIdle = parseUsdc('10')

@@ -28,19 +28,7 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { startFacilitatorServer } from '../../src/devnet/facilitator.js'
-import type { Devnet } from '../../src/devnet/startDevnet.js'
-import {
-  type AttachToResourceServerOptions,
-  createVaultClient,
-  parseUsdc,
-  usdcAbi,
-} from '../../src/index.js'
-import { type CreatePaywallOptions, preparePaywall } from '../../src/plugins/core.js'
-import type { CountingProxy } from '../support/countingProxy.js'
-import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
-import { expectVaultError } from '../support/expectVaultError.js'
-import { type HttpFaultProxy, startHttpFaultProxy } from '../support/httpFaultProxy.js'
+import type { CountingProxy } from '../../harness/countingProxy.js'
 import {
   depositedIn,
   gate,
@@ -51,7 +39,7 @@ import {
   sweepEvents,
   transferToMerchant,
   usdcBalance,
-} from '../support/merchant.js'
+} from '../../harness/merchant.js'
 import {
   buyerFetch,
   type Framework,
@@ -59,7 +47,19 @@ import {
   type Handlers,
   paidRoutes,
   paymentResponseOf,
-} from '../support/merchantApps.js'
+} from '../../harness/merchantApps.js'
+import { startFacilitatorServer } from '../../src/devnet/facilitator.js'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+import {
+  type AttachToResourceServerOptions,
+  createVaultClient,
+  parseUsdc,
+  usdcAbi,
+} from '../../src/index.js'
+import { type CreatePaywallOptions, preparePaywall } from '../../src/plugins/core.js'
+import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
+import { expectVaultError } from '../support/expectVaultError.js'
+import { type HttpFaultProxy, startHttpFaultProxy } from '../support/httpFaultProxy.js'
 
 type SweepOptions = Omit<AttachToResourceServerOptions, 'wallet'>
 

@@ -8,18 +8,7 @@
 import { createWalletClient, type Hash, http, isAddressEqual, keccak256, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { Devnet } from '../../src/devnet/startDevnet.js'
-import {
-  type AttachToResourceServerOptions,
-  type PauseChange,
-  parseUsdc,
-  routerAbi,
-  type SettlementHookContext,
-  type Sweeper,
-  type SweeperProblem,
-} from '../../src/index.js'
-import type { CountingProxy, RpcCall } from '../support/countingProxy.js'
-import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
+import type { CountingProxy, RpcCall } from '../../harness/countingProxy.js'
 import {
   depositedIn,
   gate,
@@ -32,7 +21,18 @@ import {
   timersTurn,
   transferToMerchant,
   usdcBalance,
-} from '../support/merchant.js'
+} from '../../harness/merchant.js'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+import {
+  type AttachToResourceServerOptions,
+  type PauseChange,
+  parseUsdc,
+  routerAbi,
+  type SettlementHookContext,
+  type Sweeper,
+  type SweeperProblem,
+} from '../../src/index.js'
+import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { hookTarget } from '../support/settlementHook.js'
 
 let devnet: Devnet

@@ -18,6 +18,9 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { getTransaction, waitForTransactionReceipt } from 'viem/actions'
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest'
+import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
+import { approvePermit2Once, type MerchantRpc, watchMerchantRpc } from '../../harness/merchant.js'
+import { RequestCounter } from '../../harness/requestCounter.js'
 import { type Devnet, type StartDevnetOptions, startDevnet } from '../../src/devnet/startDevnet.js'
 import {
   createVaultClient,
@@ -27,9 +30,6 @@ import {
   vaultHttp,
 } from '../../src/index.js'
 import { type SentTransaction, withGasMargin } from '../../src/sdk/internal/write.js'
-import { type CountingProxy, startCountingProxy } from './countingProxy.js'
-import { approvePermit2Once, type MerchantRpc, watchMerchantRpc } from './merchant.js'
-import { RequestCounter } from './requestCounter.js'
 
 /** Everything a devnet test needs: counted clients for the merchant, a read-only client, knobs. */
 export function devnetClients(devnet: Devnet) {

@@ -7,7 +7,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { readBody } from './countingProxy.js'
+import { readBody } from '../../harness/countingProxy.js'
 
 /** What the hostile facilitator does with a settlement. */
 export type HostileScenario =

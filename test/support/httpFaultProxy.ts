@@ -1,6 +1,6 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { readBody } from './countingProxy.js'
+import { readBody } from '../../harness/countingProxy.js'
 
 /**
  * What the proxy does to one request: forward it after a delay, answer it with `body` itself, or

@@ -7,7 +7,7 @@
  * are restored after it. The temporary folders it made (`tempFolder`) are removed.
  */
 import { afterAll, vi } from 'vitest'
-import { removeTempFolders } from './tempFolder.js'
+import { removeTempFolders } from '../../harness/tempFolder.js'
 
 vi.resetModules()
 // The SDK's write queue lives in a global registry (two copies of the package share it): a write an

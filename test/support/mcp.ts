@@ -8,7 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { expect } from 'vitest'
-import { cliBin } from './runCli.js'
+import { cliBin } from '../../harness/runCli.js'
 
 /** The built MCP bin: the tests run what `npx x402-vault@beta mcp` runs. */
 export const mcpBin = join(import.meta.dirname, '../../dist/mcp/bin.js')

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { json } from './arbitraries.js'
-import { mcpToolNames } from './mcpToolNames.js'
 
 /**
  * Generated JSON-RPC envelopes, well-formed or not, as careless clients send them: extra and missing

@@ -5,7 +5,7 @@
  * key, a bearer token) in text or anywhere in a value, hidden properties and cause chains included.
  */
 import { expect } from 'vitest'
-import type { CountingProxy, RpcFault } from './countingProxy.js'
+import type { CountingProxy, RpcFault } from '../../harness/countingProxy.js'
 
 /** The markers of the secret RPC URL: its user, password, path and query. */
 export const urlMarkers = {

@@ -18,9 +18,9 @@ import { createInterface } from 'node:readline'
 import express from 'express'
 import { createPublicClient, createWalletClient, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createVaultClient, vaultChains, vaultHttp } from '../../src/index.js'
-import { createPaywall } from '../../src/plugins/express.js'
-import { toJsonSafe } from '../../src/sdk/errors/classes.js'
+import { createVaultClient, vaultChains, vaultHttp } from '../src/index.js'
+import { createPaywall } from '../src/plugins/express.js'
+import { toJsonSafe } from '../src/sdk/errors/classes.js'
 
 const say = (event: Record<string, unknown>) =>
   process.stdout.write(`${JSON.stringify(toJsonSafe(event))}\n`)

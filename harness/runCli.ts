@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 
 /** The built CLI: the tests run what `npx x402-vault` runs. */
-export const cliBin = join(import.meta.dirname, '../../dist/cli/index.js')
+export const cliBin = join(import.meta.dirname, '../dist/cli/index.js')
 
 export type CliResult = { code: number | null; stdout: string; stderr: string }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
-import type { Devnet } from '../../src/devnet/startDevnet.js'
-import { writeAddressesFile as writeDevnetAddresses } from '../../src/devnet/writeAddressesFile.js'
-import type { VaultAddresses } from '../../src/sdk/chains.js'
+import type { Devnet } from '../src/devnet/startDevnet.js'
+import { writeAddressesFile as writeDevnetAddresses } from '../src/devnet/writeAddressesFile.js'
+import type { VaultAddresses } from '../src/sdk/chains.js'
 import { tempFolder } from './tempFolder.js'
 
 /**

@@ -23,7 +23,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 
 const run = promisify(execFile)
-const root = join(import.meta.dirname, '../..')
+const root = join(import.meta.dirname, '..')
 
 const devDependencies = (
   JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {

@@ -20,7 +20,7 @@ import {
   toFunctionSelector,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { Devnet } from '../../src/devnet/startDevnet.js'
+import type { Devnet } from '../src/devnet/startDevnet.js'
 import {
   createVaultClient,
   type IdleDeposit,
@@ -29,8 +29,8 @@ import {
   usdcAbi,
   type VaultClient,
   vaultHttp,
-} from '../../src/index.js'
-import { multicall3Abi } from '../../src/sdk/abis/venues.js'
+} from '../src/index.js'
+import { multicall3Abi } from '../src/sdk/abis/venues.js'
 import type { CountingProxy, Interceptor, RpcCall } from './countingProxy.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { PaymentHookTarget } from '../../src/index.js'
+import type { PaymentHookTarget } from '../src/index.js'
 
 /**
  * Times each payment's wait in `attachTo`'s hook, from a hook registered before `attach` runs to one

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import type { Devnet } from '../../src/devnet/startDevnet.js'
+import type { Devnet } from '../src/devnet/startDevnet.js'
 
 /** One JSON line the merchant process wrote: `ready`, `deposit`, `problem`, `swept`, `closed`. */
 export type MerchantEvent = Record<string, unknown> & { type: string }
@@ -49,7 +49,7 @@ export function spawnMerchant(
     process.execPath,
     ['--import', 'tsx', join(import.meta.dirname, 'merchantProcess.ts')],
     {
-      cwd: join(import.meta.dirname, '../..'),
+      cwd: join(import.meta.dirname, '..'),
       env: {
         PATH: process.env.PATH,
         RPC_URL: rpcUrl,

@@ -13,13 +13,13 @@ import express from 'express'
 import { Hono } from 'hono'
 import { createPublicClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { Devnet } from '../../src/devnet/startDevnet.js'
+import type { Devnet } from '../src/devnet/startDevnet.js'
 import {
   type CreatePaywallOptions,
   createPaywall as createExpressPaywall,
   type Paywall,
-} from '../../src/plugins/express.js'
-import { createPaywall as createHonoPaywall } from '../../src/plugins/hono.js'
+} from '../src/plugins/express.js'
+import { createPaywall as createHonoPaywall } from '../src/plugins/hono.js'
 
 /**
  * A fetch that pays 402s as a buyer on the live chain would: x402's fetch wrapper and its exact EVM client
