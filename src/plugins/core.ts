@@ -9,6 +9,7 @@ import {
   x402ResourceServer,
 } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
+import { UptoEvmScheme } from '@x402/evm/upto/server'
 import { type Address, isAddressEqual } from 'viem'
 import {
   type AttachToResourceServerOptions,
@@ -41,11 +42,26 @@ import {
   settlementPendingReason,
 } from './paywallSettlements.js'
 import { explainPermit2AllowanceRequired } from './permit2Allowance.js'
+import { requestCharge } from './requestCharge.js'
+
+/**
+ * How a route sells: `'exact'` settles the price; `'upto'` makes the price the most a request may cost,
+ * and settles what the handler charges (`paywall.charge`), Permit2 only.
+ */
+export type PaywallScheme = 'exact' | 'upto'
 
 /** One paid route. */
 export type PaywallRoute = {
-  /** The price in USDC, as a decimal string such as `'0.01'` (or a bigint of base units). */
+  /**
+   * The price in USDC, as a decimal string such as `'0.01'` (or a bigint of base units); on an `upto`
+   * route, the most one request may cost.
+   */
   price: string | bigint
+  /**
+   * How the route sells: `'exact'` (the default), `'upto'`, or both, such as `['upto', 'exact']`, in the
+   * order the buyer is offered them.
+   */
+  scheme?: PaywallScheme | readonly PaywallScheme[] | undefined
   /** What the buyer pays for; shown in the payment request. */
   description: string
   /** The MIME type of the paid response, such as `'application/json'`. */
@@ -129,11 +145,26 @@ export type PaywallCore = {
 }
 
 /** What `createPaywall` returns: the framework's middleware and the handles behind it. */
-export type Paywall<middleware, sweeper extends Sweeper | undefined = Sweeper> = {
+export type Paywall<middleware, sweeper extends Sweeper | undefined = Sweeper, response = never> = {
   middleware: middleware
   resourceServer: x402ResourceServer
   /** The in-process sweeper; `undefined` with `sweep: false`. */
   sweeper: sweeper
+  /**
+   * Says, in a paid handler, what this request costs (an `upto` route): USDC as a decimal string
+   * (`'0.004'`) or a bigint of base units, from 0 (settles nothing) to the route's price (the maximum).
+   * Only that is settled, after the handler answers; the buyer's `PAYMENT-RESPONSE` says what was
+   * charged. Call it again to change it. On a payment of the `exact` scheme (a route that offers both)
+   * the price is settled whatever the handler charges.
+   *
+   * @param response - Express: the handler's `res`; Hono: its `c`.
+   * @param amount - What to charge.
+   * @returns What will be settled, in base units.
+   * @throws {VaultValidationError} `INVALID_AMOUNT` for an amount above the maximum (nothing is
+   *   charged for it: charge again, or fail the request and the payment is not settled), negative or
+   *   malformed; `INVALID_ARGUMENT` outside a paid request.
+   */
+  charge: (response: response, amount: string | bigint) => bigint
   /** Call on shutdown: stops the sweeper; resolves once a sweep in flight has ended. */
   close: () => Promise<void>
 }
@@ -156,38 +187,59 @@ export type MiddlewareFromHTTPServer<middleware> = (
   syncFacilitatorOnStart?: boolean,
 ) => middleware
 
+/** What the paywall takes from one framework's x402 package (`@x402/express` or `@x402/hono`). */
+export type X402Framework<middleware, response> = {
+  paymentMiddlewareFromHTTPServer: MiddlewareFromHTTPServer<middleware>
+  /** x402's `setSettlementOverrides` of the framework. */
+  setSettlementOverrides: (response: response, overrides: { amount: string }) => void
+  /** The paid request's x402 payment header (`PAYMENT-SIGNATURE`, or v1's `X-PAYMENT`). */
+  paymentHeaderOf: (response: response) => string | undefined
+}
+
 /**
- * `createPaywall` for the framework whose x402 middleware factory is given: the whole of it, so that
- * each adapter is one line.
+ * `createPaywall` for the framework whose x402 package is given: the whole of it, so that each adapter
+ * is one line.
  *
  * @param options - As `createPaywall`.
- * @param middlewareFromHTTPServer - The framework's `paymentMiddlewareFromHTTPServer`.
- * @returns `{ middleware, resourceServer, sweeper, close() }`.
+ * @param framework - The framework's `paymentMiddlewareFromHTTPServer`, `setSettlementOverrides`, and
+ *   where a handler's response object finds the request's payment header.
+ * @returns `{ middleware, resourceServer, sweeper, charge(), close() }`.
  */
-export async function createPaywallWith<middleware, options extends CreatePaywallOptions>(
+export async function createPaywallWith<middleware, response, options extends CreatePaywallOptions>(
   options: options,
-  middlewareFromHTTPServer: MiddlewareFromHTTPServer<middleware>,
-): Promise<Paywall<middleware, PaywallSweeper<options>>> {
+  framework: X402Framework<middleware, response>,
+): Promise<Paywall<middleware, PaywallSweeper<options>, response>> {
   const core = await preparePaywall(options)
   return {
     // `false`: the server is initialised above; x402's background start-up would exit the process
     // on a configuration error.
-    middleware: middlewareFromHTTPServer(core.httpServer, core.paywallConfig, undefined, false),
+    middleware: framework.paymentMiddlewareFromHTTPServer(
+      core.httpServer,
+      core.paywallConfig,
+      undefined,
+      false,
+    ),
     resourceServer: core.resourceServer,
     // preparePaywall attaches a sweeper exactly when `sweep` is not `false`.
     sweeper: core.sweeper as PaywallSweeper<options>,
+    charge: (response, amount) => {
+      const charge = requestCharge(framework.paymentHeaderOf(response), amount)
+      if (charge.override) framework.setSettlementOverrides(response, charge.override)
+      return charge.settles
+    },
     close: core.close,
   }
 }
 
 /**
  * Builds what an Express or Hono paywall needs, framework-neutrally: checks the options, builds the
- * payment requirements (scheme `exact`, the vault's network, `payTo`, the price in the vault's USDC as
- * read from the chain; on a Permit2 asset, x402's EIP-2612 gas sponsoring declared so that a buyer who
- * never approved Permit2 can pay), builds or takes the x402 resource server, registers the exact
- * EVM scheme for the vault's network, initialises the HTTP server (so a configuration error rejects
- * here, instead of x402's background start-up calling `process.exit`), makes sure the merchant wallet
- * is registered with the vault router, and attaches the sweeper.
+ * payment requirements (each route's schemes, `exact` by default, the vault's network, `payTo`, the
+ * price in the vault's USDC as read from the chain; on a Permit2 asset, x402's EIP-2612 gas sponsoring
+ * declared so that a buyer who never approved Permit2 can pay), builds or takes the x402 resource
+ * server, registers the exact EVM scheme (and the upto one for `upto` routes) for the vault's network,
+ * initialises the HTTP server (so a configuration error rejects here, instead of x402's background
+ * start-up calling `process.exit`), makes sure the merchant wallet is registered with the vault
+ * router, and attaches the sweeper.
  *
  * @param options - As `createPaywall`.
  * @returns The initialised HTTP server, the resource server, the paywall page options, the sweeper
@@ -210,8 +262,11 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
       { code: 'INVALID_ARGUMENT', details: { field: 'routes' } },
     )
   }
-  // Prices are checked before anything goes over the network: a typo fails fast.
-  for (const [key, route] of Object.entries(routes)) routePrice(vault, key, route, undefined)
+  // Prices and schemes are checked before anything goes over the network: a typo fails fast.
+  for (const [key, route] of Object.entries(routes)) {
+    routePrice(vault, key, route, undefined)
+    routeSchemes(key, route)
+  }
 
   // Read, not assumed: the token decides EIP-3009 or Permit2, and its EIP-712 domain (x402 needs it for
   // EIP-3009, and for gas sponsoring on Permit2).
@@ -221,8 +276,14 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
   const stockAsset = stockBuyerAsset(vault, options.acceptDefaultTestUsdc)
   const report = paywallReporter(options.sweep)
   const resourceServer = resourceServerOf(options, report)
-  if (!resourceServer.hasRegisteredScheme(vault.network, 'exact')) {
+  const schemes = new Set(
+    Object.entries(routes).flatMap(([key, route]) => routeSchemes(key, route)),
+  )
+  if (schemes.has('exact') && !resourceServer.hasRegisteredScheme(vault.network, 'exact')) {
     resourceServer.register(vault.network, new ExactEvmScheme())
+  }
+  if (schemes.has('upto') && !resourceServer.hasRegisteredScheme(vault.network, 'upto')) {
+    resourceServer.register(vault.network, new UptoEvmScheme())
   }
   const settlements = new PaywallSettlements({
     vault,
@@ -247,7 +308,7 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
       ),
     ]),
   )
-  const httpServer = await initialized(resourceServer, routesConfig, vault.network)
+  const httpServer = await initialized(resourceServer, routesConfig, vault.network, [...schemes])
   explainPermit2AllowanceRequired(httpServer, { gasSponsoring: extensions !== undefined, report })
   let sweeper: Sweeper | undefined
   // Without the in-process sweeper the paywall sends nothing: the watch sweeper registers the wallet.
@@ -434,6 +495,30 @@ function routePrice(
   }
 }
 
+/** The schemes `createPaywall` sells with; anything else is refused at start. */
+const paywallSchemes: readonly PaywallScheme[] = ['exact', 'upto']
+
+/** A route's schemes, in its order: `['exact']` unless it says otherwise. */
+function routeSchemes(key: string, route: PaywallRoute): PaywallScheme[] {
+  const given = route?.scheme ?? 'exact'
+  const schemes: unknown[] = Array.isArray(given) ? given : [given]
+  const field = `routes[${JSON.stringify(key)}].scheme`
+  const unknown = schemes.find((scheme) => !paywallSchemes.includes(scheme as PaywallScheme))
+  if (schemes.length === 0 || unknown !== undefined) {
+    throw new VaultValidationError(
+      `${field} must be ${paywallSchemes.map((scheme) => `'${scheme}'`).join(' or ')}, or a list of them${schemes.length === 0 ? ' (the list is empty)' : ` (not ${JSON.stringify(unknown) ?? String(unknown)})`}.`,
+      { code: 'INVALID_ARGUMENT', details: { field, known: paywallSchemes } },
+    )
+  }
+  if (new Set(schemes).size !== schemes.length) {
+    throw new VaultValidationError(`${field} names a scheme twice.`, {
+      code: 'INVALID_ARGUMENT',
+      details: { field },
+    })
+  }
+  return schemes as PaywallScheme[]
+}
+
 function routeConfig(
   vault: VaultClient,
   payTo: Address,
@@ -450,22 +535,25 @@ function routeConfig(
       })
     }
   }
-  // The vault's USDC first: a buyer that allows it pays it (and the sweep deposits it); a stock buyer
-  // on base-sepolia skips to the next, x402's default asset.
-  const accepts = prices.map((price) => ({
-    scheme: 'exact',
-    network: vault.network,
-    payTo,
-    price,
-    ...(route.maxTimeoutSeconds === undefined
-      ? {}
-      : { maxTimeoutSeconds: route.maxTimeoutSeconds }),
-  }))
+  // By scheme in the route's order; in each, the vault's USDC first: a buyer that allows it pays it (and
+  // the sweep deposits it); a stock buyer on base-sepolia skips to the next, x402's default asset.
+  const accepts = routeSchemes(key, route).flatMap((scheme) =>
+    prices.map((price) => ({
+      scheme,
+      network: vault.network,
+      payTo,
+      price,
+      ...(route.maxTimeoutSeconds === undefined
+        ? {}
+        : { maxTimeoutSeconds: route.maxTimeoutSeconds }),
+    })),
+  )
   return {
     accepts,
     description: route.description,
     mimeType: route.mimeType,
-    unpaidResponseBody: route.unpaidResponseBody ?? unpaidBody(vault, payTo, prices),
+    unpaidResponseBody:
+      route.unpaidResponseBody ?? unpaidBody(vault, payTo, prices, routeSchemes(key, route)),
     settlementFailedResponseBody: route.settlementFailedResponseBody ?? settlementFailedBody,
     ...(extensions === undefined ? {} : { extensions }),
   }
@@ -480,8 +568,10 @@ function unpaidBody(
   vault: VaultClient,
   payTo: Address,
   prices: X402UsdcPrice[],
+  schemes: PaywallScheme[],
 ): UnpaidResponseBody {
   const [price, stock] = prices as [X402UsdcPrice, ...X402UsdcPrice[]]
+  const [scheme] = schemes as [PaywallScheme, ...PaywallScheme[]]
   const amountUsdc = formatUsdc(BigInt(price.amount))
   const buyers: string[] = []
   if (stock) {
@@ -498,14 +588,21 @@ function unpaidBody(
       `The price is above x402's default cap of 1 USDC a payment: a buyer raises its cap to pay it.`,
     )
   }
+  // An exact-only route reads as it always has; any other names its schemes.
+  const upTo = scheme === 'upto' ? 'up to ' : ''
+  const how =
+    schemes.length === 1 && scheme === 'exact'
+      ? 'with x402'
+      : `with x402's ${schemes.join(' or ')} scheme${schemes.includes('upto') ? ' (upto settles only what the request used, never more)' : ''}`
   const body = {
     error: 'payment_required',
     message: [
-      `Pay ${amountUsdc} USDC (${price.amount} base units of the USDC at ${price.asset}) to ${payTo} on ${vault.network} with x402: see the PAYMENT-REQUIRED header.`,
+      `Pay ${upTo}${amountUsdc} USDC (${price.amount} base units of the USDC at ${price.asset}) to ${payTo} on ${vault.network} ${how}: see the PAYMENT-REQUIRED header.`,
       ...buyers,
     ].join(' '),
     payment: {
-      scheme: 'exact',
+      scheme,
+      ...(schemes.length > 1 ? { schemes } : {}),
       network: vault.network,
       asset: price.asset,
       amount: price.amount,
@@ -548,6 +645,7 @@ async function initialized(
   resourceServer: x402ResourceServer,
   routes: Record<string, RouteConfig>,
   network: string,
+  schemes: PaywallScheme[],
 ): Promise<x402HTTPResourceServer> {
   let httpServer: x402HTTPResourceServer
   try {
@@ -562,8 +660,8 @@ async function initialized(
   } catch (error) {
     if ((error as Error)?.name === 'RouteConfigurationError') {
       throw new VaultConfigError(
-        `The facilitator does not support the exact scheme on ${network}, which this vault's chain needs: use a facilitator that supports ${network}. (${messageOf(error)})`,
-        { code: 'FACILITATOR_UNSUPPORTED', details: { network } },
+        `The facilitator does not support the ${schemes.join(' and ')} scheme${schemes.length > 1 ? 's' : ''} on ${network}, which the routes sell with: use a facilitator that supports ${schemes.length > 1 ? 'them' : 'it'} on ${network}. (${messageOf(error)})`,
+        { code: 'FACILITATOR_UNSUPPORTED', details: { network, schemes } },
       )
     }
     throw new VaultConfigError(

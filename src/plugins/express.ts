@@ -1,4 +1,5 @@
 import type { paymentMiddlewareFromHTTPServer } from '@x402/express'
+import type { Response } from 'express'
 import type { CreatePaywallOptions, Paywall, PaywallSweeper } from './core.js'
 import { createPaywallFor } from './loadPaywall.js'
 
@@ -7,6 +8,7 @@ export type {
   Paywall,
   PaywallFacilitator,
   PaywallRoute,
+  PaywallScheme,
   PaywallSweeper,
 } from './core.js'
 
@@ -23,9 +25,13 @@ export type ExpressPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHT
  * packages are loaded on the first call: one that is not installed rejects with
  * `PEER_DEPENDENCY_MISSING`, naming it and the install line.
  *
+ * A route with `scheme: 'upto'` sells by use: its price is the most a request may cost, and its handler
+ * says what the request costs with `paywall.charge(res, amount)`; only that is settled and swept.
+ *
  * @param options - `vault`, `payTo`, `facilitator` (or `resourceServer`), `routes`, `sweep` (or
  *   `false`: no in-process sweeper), `appName`, `testnet`.
- * @returns `{ middleware, resourceServer, sweeper, close() }`; call `close()` on shutdown.
+ * @returns `{ middleware, resourceServer, sweeper, charge(res, amount), close() }`; call `close()` on
+ *   shutdown.
  * @example
  * const paywall = await createPaywall({
  *   vault,
@@ -39,10 +45,12 @@ export type ExpressPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHT
  */
 export function createPaywall<options extends CreatePaywallOptions>(
   options: options,
-): Promise<Paywall<ExpressPaywallMiddleware, PaywallSweeper<options>>> {
+): Promise<Paywall<ExpressPaywallMiddleware, PaywallSweeper<options>, Response>> {
   return createPaywallFor(options, {
     feature: 'x402-vault/express',
     packages: ['@x402/core', '@x402/evm', '@x402/express', 'express'],
     load: () => import('@x402/express'),
+    paymentHeaderOf: (res: Response) =>
+      res?.req?.get?.('payment-signature') ?? res?.req?.get?.('x-payment'),
   })
 }

@@ -108,7 +108,13 @@ export function guardedFacilitatorClient(
       guarded('verify', () => verifier.verify(payload, requirements)),
     settle: async (payload, requirements) => {
       const result = await guarded('settle', () => settler.settle(payload, requirements))
-      if (result.success && !transactionHashPattern.test(result.transaction ?? '')) {
+      // An `upto` charge of 0 settles nothing: x402's facilitator answers it without a transaction.
+      const settlesNothing = requirements.scheme === 'upto' && /^0+$/.test(requirements.amount)
+      if (
+        result.success &&
+        !settlesNothing &&
+        !transactionHashPattern.test(result.transaction ?? '')
+      ) {
         const reason = 'The payment facilitator answered success without a transaction'
         return fail('settle', {
           code: 'FACILITATOR_BAD_RESPONSE',

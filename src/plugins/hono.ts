@@ -8,6 +8,7 @@ export type {
   Paywall,
   PaywallFacilitator,
   PaywallRoute,
+  PaywallScheme,
   PaywallSweeper,
 } from './core.js'
 
@@ -31,9 +32,13 @@ export type HonoPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPS
  * request's promise or timer, and ends before the runtime may stop the isolate. Where the request has
  * no execution context (Node), the sweep runs in the background as usual.
  *
+ * A route with `scheme: 'upto'` sells by use: its price is the most a request may cost, and its handler
+ * says what the request costs with `paywall.charge(c, amount)`; only that is settled and swept.
+ *
  * @param options - `vault`, `payTo`, `facilitator` (or `resourceServer`), `routes`, `sweep` (or
  *   `false`), `appName`, `testnet`.
- * @returns `{ middleware, resourceServer, sweeper, close() }`; call `close()` on shutdown.
+ * @returns `{ middleware, resourceServer, sweeper, charge(c, amount), close() }`; call `close()` on
+ *   shutdown.
  * @example
  * const paywall = await createPaywall({
  *   vault,
@@ -47,11 +52,13 @@ export type HonoPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPS
  */
 export async function createPaywall<options extends CreatePaywallOptions>(
   options: options,
-): Promise<Paywall<HonoPaywallMiddleware, PaywallSweeper<options>>> {
+): Promise<Paywall<HonoPaywallMiddleware, PaywallSweeper<options>, Context>> {
   const paywall = await createPaywallFor(options, {
     feature: 'x402-vault/hono',
     packages: ['@x402/core', '@x402/evm', '@x402/hono', 'hono'],
     load: () => import('@x402/hono'),
+    paymentHeaderOf: (c: Context) =>
+      c?.req?.header?.('payment-signature') ?? c?.req?.header?.('x-payment'),
   })
   const { sweeper } = paywall
   if (!sweeper) return paywall

@@ -197,6 +197,24 @@ describe('a facilitator that fails to settle', () => {
     },
   )
 
+  it('an upto charge of 0 answered success without a transaction is a success: nothing was to be moved', async () => {
+    const url = await facilitator({ success: true, transaction: '' })
+    const client = guardedFacilitatorClient({ url }, { verify: 300, settle: 300 }, () => {})
+    const upto = (amount: string) =>
+      ({ scheme: 'upto', network: 'eip155:8453', amount }) as unknown as PaymentRequirements
+    expect(await client.settle(payload, upto('0'))).toMatchObject({
+      success: true,
+      transaction: '',
+    })
+    // A charge of more than nothing still needs its transaction.
+    const error = await client.settle(payload, upto('1')).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    )
+    expect(error).toBeInstanceOf(FacilitatorCallError)
+    expect((error as FacilitatorCallError).trouble.code).toBe('FACILITATOR_BAD_RESPONSE')
+  })
+
   it('cannot be reached: nothing was sent, so the buyer is told it was not taken, and the seller hears at once', async () => {
     const { error, failures } = await call(await refusedUrl(), 'settle')
     expect(error.trouble).toMatchObject({ code: 'FACILITATOR_UNREACHABLE', neverReached: true })
