@@ -4,7 +4,8 @@
  * counting proxies, hook timers, the local registry) is in harness/, which imports neither and runs
  * outside vitest; the bench smoke test runs the bench as a process.
  */
-import { readdirSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { codeTokens, importGraph } from './support/importGraph.js'
@@ -78,5 +79,23 @@ describe('test/, bench/ and harness/', () => {
     expect(packages.filter((name) => name.startsWith('vitest'))).toEqual([])
     expect(importing(benchTree, 'harness/').length).toBeGreaterThan(0)
     expect(importing(testTree, 'harness/').length).toBeGreaterThan(0)
+  })
+})
+
+describe('the layout table of docs/development.md', () => {
+  it('names every folder of the repository, the folders of src/ two levels down, and server.json', () => {
+    const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n')
+    const folders = new Set<string>()
+    for (const path of tracked) {
+      const parts = path.split('/')
+      if (parts.length > 1) folders.add(`${parts[0]}/`)
+      if (parts[0] === 'src' && parts.length > 2) folders.add(parts.slice(0, 2).join('/'))
+      if (parts[0] === 'src' && parts.length > 3) folders.add(parts.slice(0, 3).join('/'))
+    }
+    folders.delete('src/')
+    const guide = readFileSync(join(root, 'docs/development.md'), 'utf8')
+    const layout = guide.slice(guide.indexOf('## Layout'), guide.indexOf('\nThe layers:'))
+    const named = new Set([...layout.matchAll(/^\| `([^`]+)`/gm)].map(([, name]) => name))
+    expect([...folders, 'server.json'].filter((folder) => !named.has(folder)).sort()).toEqual([])
   })
 })
