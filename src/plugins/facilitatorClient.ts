@@ -6,7 +6,7 @@ import {
 } from '@x402/core/server'
 import { SettleError, VerifyError } from '@x402/core/types'
 import { VaultConfigError, type VaultErrorCode } from '../index.js'
-import { redactSecrets } from '../sdk/shared.js'
+import { findCause, redactSecrets } from '../sdk/shared.js'
 
 /** How long each facilitator call may take, in ms. */
 export type FacilitatorTimeouts = { verify: number; settle: number }
@@ -206,11 +206,12 @@ export function facilitatorTroubleOf(error: unknown): FacilitatorTrouble {
 
 /** Whether fetch failed on the network (undici's "fetch failed", or a system or socket error code). */
 function transportFailure(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if (e.name === 'TypeError' && e.message === 'fetch failed') return true
-    if (typeof (e as { code?: unknown }).code === 'string') return true
-  }
-  return false
+  return (
+    findCause(
+      error,
+      (e) => (e.name === 'TypeError' && e.message === 'fetch failed') || typeof e.code === 'string',
+    ) !== undefined
+  )
 }
 
 /**
@@ -229,11 +230,12 @@ function buyerMessage(operation: 'verify' | 'settle', trouble: FacilitatorTroubl
 
 /** Whether the request never reached the facilitator (refused, unknown host), so nothing was settled. */
 function neverReached(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    const code = (e as { code?: unknown }).code
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return true
-  }
-  return false
+  return (
+    findCause(
+      error,
+      (e) => e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN',
+    ) !== undefined
+  )
 }
 
 /** An error's message and its first causes' on one line, without URLs' paths or keys. */

@@ -4,6 +4,7 @@
 export { permit2Address, x402ExactPermit2ProxyAddress } from './abis/x402.js'
 export { multicall3Address } from './chains.js'
 export { toJsonSafe } from './errors/classes.js'
+export { findCause } from './errors/find.js'
 export { toVaultError } from './errors/toVaultError.js'
 export { importPeer, type PeerFeature } from './importPeer.js'
 export { sleep } from './internal/sleep.js'
