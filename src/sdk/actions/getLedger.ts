@@ -17,7 +17,12 @@ import {
 } from 'viem'
 import { getBlock, getBlockNumber, getLogs, multicall } from 'viem/actions'
 import { routerAbi, shareTokenAbi, usdcAbi } from '../abis/index.js'
-import type { VaultChainName } from '../chains.js'
+import {
+  type VaultChainName,
+  vaultChains,
+  x402ExactPermit2ProxyAddress,
+  x402UptoPermit2ProxyAddress,
+} from '../chains.js'
 import type { VaultContext } from '../context.js'
 import { VaultError, VaultRpcError, VaultValidationError } from '../errors/classes.js'
 import { findError } from '../errors/find.js'
@@ -214,23 +219,22 @@ export type GetLedgerParameters = {
 }
 
 /**
- * x402's Permit2 proxies, `exact` and `upto`, at the same address on every chain (x402's EVM package
- * exports them; a test checks these against it). Each emits `Settled()` or `SettledWithPermit()` when it
- * pays a seller.
+ * x402's Permit2 proxies, `exact` and `upto`, at the same address on every chain. Each emits
+ * `Settled()` or `SettledWithPermit()` when it pays a seller.
  */
 const x402Permit2Proxies: readonly Address[] = [
-  '0x402085c248EeA27D92E8b30b2C58ed07f9E20001',
-  '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002',
+  x402ExactPermit2ProxyAddress,
+  x402UptoPermit2ProxyAddress,
 ]
 const x402ProxyEvents = parseAbi(['event Settled()', 'event SettledWithPermit()'])
 
 /**
- * The USDC tokens besides the vault's that x402 buyers pay merchants in: Circle's test USDC on Base
- * Sepolia, x402's default asset there. On Base the vault's USDC is Circle's.
+ * The USDC tokens besides the vault's that x402 buyers pay merchants in: x402's default USDC where it
+ * is not the vault's (Circle's test USDC on Base Sepolia).
  */
-const otherUsdcTokens: Readonly<Record<VaultChainName, readonly Address[]>> = {
-  base: [],
-  'base-sepolia': ['0x036CbD53842c5426634e7929541eC2318f3dCF7e'],
+function otherUsdcTokens(chain: VaultChainName): readonly Address[] {
+  const stock = vaultChains[chain].x402DefaultUsdc
+  return stock ? [stock.address] : []
 }
 
 const transferEvent = getAbiItem({ abi: usdcAbi, name: 'Transfer' })
@@ -305,7 +309,7 @@ export async function getLedger(
   const usdc = ctx.addresses.usdc
   const tokens = [
     usdc,
-    ...otherUsdcTokens[ctx.chain].filter((token) => !isAddressEqual(token, usdc)),
+    ...otherUsdcTokens(ctx.chain).filter((token) => !isAddressEqual(token, usdc)),
   ]
   const [opening, closing, scanned] = await Promise.all([
     readBalances(ctx, wallet, tokens, fromBlock - 1n, { opening: true }),
