@@ -28,7 +28,7 @@ import {
   type X402UsdcPrice,
   x402UsdcPrice,
 } from '../index.js'
-import { redactSecrets, sweepObservers } from '../sdk/shared.js'
+import { redactSecrets, sweepGasText, sweepObservers } from '../sdk/shared.js'
 import {
   defaultFacilitatorTimeouts,
   type FacilitatorTimeouts,
@@ -695,9 +695,9 @@ async function ensureRegistered(vault: VaultClient, wallet: Address): Promise<vo
 /** The address that sends the sweeps' transactions and pays their gas. */
 const senderOf = (vault: VaultClient): Address => vault.walletClient?.account?.address as Address
 
-/** Which address needs ETH, and roughly how much (a sweep's `depositWithPermit` is about 227k gas). */
+/** Which address needs ETH, and roughly how much. */
 function gasAdvice(vault: VaultClient, sender: Address): string {
-  return `Send ETH on ${vault.chain} to ${sender}, the key that sends the registration and every sweep: a sweep uses about 230,000 gas (0.00001 ETH or less at Base's usual fees); 0.001 ETH lasts about a hundred sweeps.`
+  return `Send ETH on ${vault.chain} to ${sender}, the key that sends the registration and every sweep: a sweep uses about ${sweepGasText} gas (0.00001 ETH or less at Base's usual fees); 0.001 ETH lasts about a hundred sweeps.`
 }
 
 /**
