@@ -12,20 +12,15 @@ import {
   vaultChains,
   vaultHttp,
 } from '../index.js'
-import { redactUrl, toVaultError } from '../sdk/shared.js'
+import {
+  chainChoices,
+  defaultChainName,
+  isVaultChainName,
+  publicRpcUrlOf,
+  redactUrl,
+  toVaultError,
+} from '../sdk/shared.js'
 import { UsageError } from './usageError.js'
-
-/** The environment variable that holds each chain's RPC URL. */
-export const rpcUrlVariables = {
-  base: 'BASE_MAINNET_RPC_URL',
-  'base-sepolia': 'BASE_SEPOLIA_RPC_URL',
-} as const satisfies Record<VaultChainName, string>
-
-/** The chains' public RPCs, used by read-only commands when no RPC URL is given. */
-export const publicRpcUrls = {
-  base: 'https://mainnet.base.org',
-  'base-sepolia': 'https://sepolia.base.org',
-} as const satisfies Record<VaultChainName, string>
 
 /**
  * The common options of the commands that talk to a deployment. `--chain` and `--addresses` default to
@@ -39,16 +34,16 @@ export const connectionOptions = {
 } as const
 
 /**
- * The chain: `--chain`, else `VAULT_CHAIN`, else `base-sepolia`.
+ * The chain: `--chain`, else `VAULT_CHAIN`, else the default chain (`base-sepolia`).
  *
- * @throws {UsageError} For anything but `base-sepolia` or `base`, naming where it came from.
+ * @throws {UsageError} For a name not in the chain table, naming where it came from.
  */
 export function chainOption(flag: string | undefined, env: NodeJS.ProcessEnv = {}): VaultChainName {
-  const text = flag ?? (env.VAULT_CHAIN || 'base-sepolia')
-  if (text !== 'base-sepolia' && text !== 'base') {
+  const text = flag ?? (env.VAULT_CHAIN || defaultChainName)
+  if (!isVaultChainName(text)) {
     const source = flag === undefined ? 'VAULT_CHAIN' : '--chain'
     throw new UsageError(
-      `${source} must be base-sepolia or base, not ${JSON.stringify(text.slice(0, 40))}.`,
+      `${source} must be ${chainChoices((chain) => chain.name)}, not ${JSON.stringify(text.slice(0, 40))}.`,
     )
   }
   return text
@@ -80,8 +75,9 @@ export function rpcUrlOption(
   env: NodeJS.ProcessEnv,
   options: { fallbackToPublic: boolean },
 ): string {
-  const variable = rpcUrlVariables[chain]
-  const url = flag || env[variable] || (options.fallbackToPublic ? publicRpcUrls[chain] : undefined)
+  const variable = vaultChains[chain].rpcUrlVariable
+  const url =
+    flag || env[variable] || (options.fallbackToPublic ? publicRpcUrlOf(chain) : undefined)
   if (!url) {
     throw new UsageError(
       `${variable} is not set: export the RPC URL of ${chain}, or pass --rpc <url>.`,
@@ -203,7 +199,7 @@ export async function withChainCheck<T>(
   if (chainId.status === 'fulfilled' && chainId.value !== vault.chainId) {
     const served = Object.values(vaultChains).find((entry) => entry.chainId === chainId.value)
     throw new UsageError(
-      `The RPC ${redactUrl(connection.rpcUrl)} serves chain id ${chainId.value}${served ? ` (${served.name})` : ''}, but this command is for ${vault.chain} (chain id ${vault.chainId}, from ${connection.chainSource}): give the RPC of ${vault.chain}, or --chain ${served?.name ?? '<its chain>'} with that chain's addresses (check --chain, --rpc and --addresses, or VAULT_CHAIN, ${rpcUrlVariables[vault.chain]} and VAULT_ADDRESSES).`,
+      `The RPC ${redactUrl(connection.rpcUrl)} serves chain id ${chainId.value}${served ? ` (${served.name})` : ''}, but this command is for ${vault.chain} (chain id ${vault.chainId}, from ${connection.chainSource}): give the RPC of ${vault.chain}, or --chain ${served?.name ?? '<its chain>'} with that chain's addresses (check --chain, --rpc and --addresses, or VAULT_CHAIN, ${vaultChains[vault.chain].rpcUrlVariable} and VAULT_ADDRESSES).`,
     )
   }
   if (result.status === 'rejected') throw result.reason

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util'
 import { type Devnet, startDevnet } from '../devnet/startDevnet.js'
 import { writeAddressesFile } from '../devnet/writeAddressesFile.js'
-import type { VaultChainName } from '../index.js'
+import { type VaultChainName, vaultChains } from '../index.js'
+import { chainChoices, defaultChainName, isVaultChainName } from '../sdk/shared.js'
 import { UsageError } from './usageError.js'
 
 export const devnetUsage = `Usage: x402-vault devnet [options]
@@ -22,7 +23,7 @@ Options:
 
 /** The env lines that point the MCP server, the examples and a seller at a running devnet. */
 export function devnetEnvLines(devnet: Devnet, addressesPath: string): string[] {
-  const rpcVar = devnet.chain === 'base' ? 'BASE_MAINNET_RPC_URL' : 'BASE_SEPOLIA_RPC_URL'
+  const rpcVar = vaultChains[devnet.chain].rpcUrlVariable
   const lines = [
     `# x402-vault devnet: ${devnet.chain} (chain id ${devnet.chainId}) on ${devnet.rpcUrl}`,
     `${rpcVar}=${devnet.rpcUrl}`,
@@ -49,7 +50,7 @@ export async function runDevnetCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      chain: { type: 'string', default: 'base-sepolia' },
+      chain: { type: 'string', default: defaultChainName },
       port: { type: 'string' },
       'facilitator-port': { type: 'string' },
       'bearer-token': { type: 'string' },
@@ -63,8 +64,10 @@ export async function runDevnetCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${devnetUsage}\n`)
     return 0
   }
-  if (values.chain !== 'base-sepolia' && values.chain !== 'base') {
-    throw new UsageError(`--chain must be base-sepolia or base, not "${values.chain}".`)
+  if (!isVaultChainName(values.chain)) {
+    throw new UsageError(
+      `--chain must be ${chainChoices((chain) => chain.name)}, not "${values.chain}".`,
+    )
   }
   const chain: VaultChainName = values.chain
   const port = optionalPort(values.port, '--port')

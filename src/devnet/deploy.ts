@@ -1,11 +1,4 @@
 import {
-  BATCH_SETTLEMENT_ADDRESS,
-  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
-  PERMIT2_ADDRESS,
-  x402ExactPermit2ProxyAddress,
-  x402UptoPermit2ProxyAddress,
-} from '@x402/evm'
-import {
   type Abi,
   type Account,
   type Address,
@@ -21,7 +14,17 @@ import {
   type WalletActions,
 } from 'viem'
 import type { VaultAddresses } from '../index.js'
-import { multicall3Address, withGasMargin } from '../sdk/shared.js'
+import {
+  circleUsdcDomain,
+  multicall3Address,
+  permit2Address,
+  withGasMargin,
+  x402BatchSettlementAddress,
+  x402Erc3009DepositCollectorAddress,
+  x402ExactPermit2ProxyAddress,
+  x402Permit2DepositCollectorAddress,
+  x402UptoPermit2ProxyAddress,
+} from '../sdk/shared.js'
 import {
   ERC3009DepositCollectorArtifact,
   FeeCollectorArtifact,
@@ -54,7 +57,7 @@ export type DeployerClient<
 >
 
 /** The name of Circle's USDC on Base, which is also its EIP-712 domain name. */
-export const circleUsdcName = 'USD Coin'
+export const circleUsdcName = circleUsdcDomain.name
 
 /** 3.5 % a year, in ray: the Aave stand-in's default supply rate. */
 export const defaultAaveLiquidityRateRay = 35n * 10n ** 24n
@@ -233,7 +236,7 @@ async function seedOracle(client: DeployerClient, oracle: Address): Promise<void
  * @returns The Multicall3 address.
  * @throws {DevnetError} `DEPLOY_FAILED` when the code could not be set.
  * @example
- * await installMulticall3(client) // '0xcA11bde05977b3631167028862bE2a173976CA11'
+ * await installMulticall3(client) // multicall3Address
  */
 export async function installMulticall3(client: Client): Promise<Address> {
   const request = client.request as unknown as EIP1193RequestFn
@@ -268,7 +271,7 @@ export async function installMulticall3(client: Client): Promise<Address> {
  * @returns `at`.
  * @throws {DevnetError} `DEPLOY_FAILED` when the deployment reverts or the code could not be moved.
  * @example
- * await installAt(client, { artifact: Permit2Artifact, args: [], at: '0x000000000022D473030F116dDEE9F6B43aC78BA3' })
+ * await installAt(client, { artifact: Permit2Artifact, args: [], at: permit2Address })
  */
 export async function installAt<chain extends Chain | undefined, account extends Account>(
   client: DeployerClient<chain, account>,
@@ -334,31 +337,25 @@ export async function installAt<chain extends Chain | undefined, account extends
  * @returns The three addresses.
  * @throws {DevnetError} `DEPLOY_FAILED` when one could not be installed.
  * @example
- * const { permit2 } = await installX402Permit2(client) // '0x000000000022D473030F116dDEE9F6B43aC78BA3'
+ * const { permit2 } = await installX402Permit2(client) // permit2Address
  */
 export async function installX402Permit2<chain extends Chain | undefined, account extends Account>(
   client: DeployerClient<chain, account>,
 ): Promise<{ permit2: Address; exactPermit2Proxy: Address; uptoPermit2Proxy: Address }> {
   return {
-    permit2: await installAt(client, { artifact: Permit2Artifact, args: [], at: PERMIT2_ADDRESS }),
+    permit2: await installAt(client, { artifact: Permit2Artifact, args: [], at: permit2Address }),
     exactPermit2Proxy: await installAt(client, {
       artifact: X402ExactPermit2ProxyArtifact,
-      args: [PERMIT2_ADDRESS],
+      args: [permit2Address],
       at: x402ExactPermit2ProxyAddress,
     }),
     uptoPermit2Proxy: await installAt(client, {
       artifact: X402UptoPermit2ProxyArtifact,
-      args: [PERMIT2_ADDRESS],
+      args: [permit2Address],
       at: x402UptoPermit2ProxyAddress,
     }),
   }
 }
-
-/**
- * x402's Permit2 deposit collector for `batch-settlement`, where `@x402/evm` 2.27's client names it as the spender of
- * a Permit2 deposit (the package does not export the constant).
- */
-export const permit2DepositCollectorAddress: Address = '0x4020425FAf3B746C082C2f942b4E5159887B0005'
 
 /**
  * Installs x402's `batch-settlement` contracts at the addresses `@x402/evm` 2.27 uses: the batch-settlement contract
@@ -370,7 +367,7 @@ export const permit2DepositCollectorAddress: Address = '0x4020425FAf3B746C082C2f
  * @returns The three addresses.
  * @throws {DevnetError} `DEPLOY_FAILED` when one could not be installed.
  * @example
- * const { batchSettlement } = await installX402BatchSettlement(client) // '0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003'
+ * const { batchSettlement } = await installX402BatchSettlement(client) // x402BatchSettlementAddress
  */
 export async function installX402BatchSettlement<
   chain extends Chain | undefined,
@@ -386,17 +383,17 @@ export async function installX402BatchSettlement<
     batchSettlement: await installAt(client, {
       artifact: X402BatchSettlementArtifact,
       args: [],
-      at: BATCH_SETTLEMENT_ADDRESS,
+      at: x402BatchSettlementAddress,
     }),
     erc3009DepositCollector: await installAt(client, {
       artifact: ERC3009DepositCollectorArtifact,
-      args: [BATCH_SETTLEMENT_ADDRESS],
-      at: ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+      args: [x402BatchSettlementAddress],
+      at: x402Erc3009DepositCollectorAddress,
     }),
     permit2DepositCollector: await installAt(client, {
       artifact: Permit2DepositCollectorArtifact,
-      args: [BATCH_SETTLEMENT_ADDRESS, PERMIT2_ADDRESS],
-      at: permit2DepositCollectorAddress,
+      args: [x402BatchSettlementAddress, permit2Address],
+      at: x402Permit2DepositCollectorAddress,
     }),
   }
 }

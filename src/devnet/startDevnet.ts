@@ -12,7 +12,7 @@ import {
 } from 'viem'
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts'
 import { type VaultAddresses, type VaultChainName, vaultChains } from '../index.js'
-import { importPeer } from '../sdk/shared.js'
+import { chainChoices, defaultChainName, importPeer, isVaultChainName } from '../sdk/shared.js'
 import { advanceYield } from './advanceYield.js'
 import { startAnvil } from './anvil.js'
 import {
@@ -23,7 +23,7 @@ import {
   oracleSeedDelaySeconds,
 } from './deploy.js'
 import { DevnetError } from './errors.js'
-import { type DevnetTokens, installCircleTestUsdc, installVaultUsdc } from './tokens.js'
+import { type DevnetTokens, installVaultUsdc, installX402DefaultUsdc } from './tokens.js'
 
 /** A devnet account. Its key is public knowledge (anvil's test mnemonic): never use it on a real network. */
 export type DevnetAccount = { address: Address; privateKey: Hex }
@@ -107,13 +107,15 @@ const usdcMintAbi = parseAbi(['function mint(address to, uint256 amount)'])
  * await devnet.stop()
  */
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
-  const chainName = options.chain ?? 'base-sepolia'
-  const entry = Object.hasOwn(vaultChains, chainName) ? vaultChains[chainName] : undefined
+  const chainName = options.chain ?? defaultChainName
+  const entry = isVaultChainName(chainName) ? vaultChains[chainName] : undefined
   if (!entry) {
     throw new DevnetError(`Unknown chain ${JSON.stringify(String(chainName))}.`, {
       code: 'INVALID_OPTIONS',
       details: { chain: chainName },
-      metaMessages: ["Use 'base-sepolia' (chain id 84532) or 'base' (8453)."],
+      metaMessages: [
+        `Use ${chainChoices((chain) => `'${chain.name}' (chain id ${chain.chainId})`)}.`,
+      ],
     })
   }
   if (
@@ -187,11 +189,10 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       client,
       usdc: await installVaultUsdc(client, chainName),
     })
+    const x402DefaultUsdc = await installX402DefaultUsdc(client, chainName)
     const tokens: DevnetTokens = {
       usdc: addresses.usdc,
-      ...(chainName === 'base-sepolia'
-        ? { circleTestUsdc: await installCircleTestUsdc(client) }
-        : {}),
+      ...(x402DefaultUsdc === undefined ? {} : { circleTestUsdc: x402DefaultUsdc }),
     }
     await installX402Permit2(client)
     await installX402BatchSettlement(client)

@@ -4,10 +4,12 @@ import {
   loadVaultAddresses,
   parseUsdc,
   type VaultAddresses,
+  type VaultChainName,
   VaultError,
   type VaultErrorOptions,
+  vaultChains,
 } from '../index.js'
-import { redactUrl } from '../sdk/shared.js'
+import { defaultChainName, isVaultChainName, publicRpcUrlOf, redactUrl } from '../sdk/shared.js'
 
 /** How much the server writes to stderr: `error` is quiet, `debug` logs every tool call. */
 export type McpLogLevel = 'debug' | 'info' | 'warn' | 'error'
@@ -46,8 +48,10 @@ export type McpEnv = {
   VAULT_MCP_REQUEST_TIMEOUT?: string | undefined
 }
 
+/** The one chain this beta serves: the default chain, Base Sepolia. */
+const servedChain = defaultChainName
 /** The public Base Sepolia RPC, used when `BASE_SEPOLIA_RPC_URL` is unset. */
-export const defaultRpcUrl = 'https://sepolia.base.org'
+export const defaultRpcUrl = publicRpcUrlOf(servedChain)
 /** The per-plan cap when `VAULT_MCP_MAX_PLAN_USDC` is unset: 100 USDC. */
 export const defaultMaxPlanUsdc = parseUsdc('100')
 
@@ -100,16 +104,15 @@ export class McpConfigError extends VaultError {
  * const server = createServer(config)
  */
 export async function loadMcpConfig(env: McpEnv): Promise<McpConfig> {
-  const given = env.VAULT_CHAIN?.trim() || 'base-sepolia'
+  const given = env.VAULT_CHAIN?.trim() || servedChain
   // Chain names are case-insensitive: BASE-SEPOLIA is base-sepolia.
   const chain = given.toLowerCase()
-  if (chain !== 'base-sepolia') {
-    const why =
-      chain === 'base'
-        ? 'the MCP server does not serve Base mainnet yet'
-        : 'it is not a chain this server knows'
+  if (chain !== servedChain) {
+    const why = isVaultChainName(chain)
+      ? `the MCP server does not serve ${describeChain(chain)} yet`
+      : 'it is not a chain this server knows'
     throw new McpConfigError(
-      `VAULT_CHAIN must be base-sepolia in this beta, not ${JSON.stringify(given.slice(0, 40))}: ${why}.`,
+      `VAULT_CHAIN must be ${servedChain} in this beta, not ${JSON.stringify(given.slice(0, 40))}: ${why}.`,
       { variable: 'VAULT_CHAIN' },
     )
   }
@@ -128,12 +131,18 @@ export async function loadMcpConfig(env: McpEnv): Promise<McpConfig> {
     )
   }
   return {
-    chain: 'base-sepolia',
+    chain: servedChain,
     rpcUrl,
     maxPlanUsdc: parseMaxPlanUsdc(env.VAULT_MCP_MAX_PLAN_USDC),
     addresses: env.VAULT_ADDRESSES ? await loadAddresses(env.VAULT_ADDRESSES) : undefined,
     logLevel: logLevel as McpLogLevel,
   }
+}
+
+/** A chain as people name it: `Base mainnet`, `Base Sepolia`. */
+function describeChain(chain: VaultChainName): string {
+  const { viemChain } = vaultChains[chain]
+  return viemChain.testnet ? viemChain.name : `${viemChain.name} mainnet`
 }
 
 function parseMaxPlanUsdc(text: string | undefined): bigint {
@@ -158,7 +167,7 @@ function parseMaxPlanUsdc(text: string | undefined): bigint {
 
 async function loadAddresses(path: string): Promise<VaultAddresses> {
   try {
-    return await loadVaultAddresses(path, { chain: 'base-sepolia' })
+    return await loadVaultAddresses(path, { chain: servedChain })
   } catch (error) {
     // The loader's message already names the file and the key at fault. A relative path is resolved
     // against the working directory the MCP client started the server in, which the user did not

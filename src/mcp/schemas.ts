@@ -1,6 +1,6 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/server'
 import { z } from 'zod'
-import { MAX_SLIPPAGE_BPS } from '../sdk/shared.js'
+import { MAX_SLIPPAGE_BPS, vaultChainNames } from '../sdk/shared.js'
 import { planWarning } from './json.js'
 
 // Every builder below returns a new schema on each call: a schema object used twice would be
@@ -112,7 +112,7 @@ export function slippageInput(description: string) {
 
 /** The chain of every answer (base-sepolia in this beta). */
 export function chainOutput() {
-  return z.enum(['base', 'base-sepolia'])
+  return z.enum(vaultChainNames)
 }
 
 /** A value that could not be read: the rest of the answer is still valid. */

@@ -23,11 +23,12 @@ import {
   VaultPreconditionError,
   VaultTransactionError,
   VaultValidationError,
+  vaultChains,
   type X402UsdcAsset,
   type X402UsdcPrice,
   x402UsdcPrice,
 } from '../index.js'
-import { redactSecrets, sweepObservers } from '../sdk/shared.js'
+import { redactSecrets, sweepGasText, sweepObservers } from '../sdk/shared.js'
 import {
   defaultFacilitatorTimeouts,
   type FacilitatorTimeouts,
@@ -120,10 +121,11 @@ export type CreatePaywallOptions = {
   /** Whether the browser paywall page is for a test network. Default: `true` on base-sepolia, `false` on base. */
   testnet?: boolean | undefined
   /**
-   * On base-sepolia, also accept Circle's test USDC (`0x036CbD53842c5426634e7929541eC2318f3dCF7e`), the
-   * asset a stock x402 buyer pays there, beside the vault's USDC; that revenue stays liquid in the
-   * wallet (the sweep moves only the vault's USDC). Default `true` on base-sepolia; `false` accepts the
-   * vault's USDC alone. Ignored on base, where the vault's USDC is x402's default asset.
+   * Where x402's default USDC is not the vault's (on base-sepolia: Circle's test USDC,
+   * `vaultChains['base-sepolia'].x402DefaultUsdc`), also accept it, the asset a stock x402 buyer pays
+   * there, beside the vault's USDC; that revenue stays liquid in the wallet (the sweep moves only the
+   * vault's USDC). Default `true` there; `false` accepts the vault's USDC alone. Ignored on base,
+   * where the vault's USDC is x402's default asset.
    */
   acceptDefaultTestUsdc?: boolean | undefined
   /**
@@ -333,7 +335,7 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
     resourceServer,
     paywallConfig: {
       ...(options.appName === undefined ? {} : { appName: options.appName }),
-      testnet: options.testnet ?? vault.chain === 'base-sepolia',
+      testnet: options.testnet ?? vaultChains[vault.chain].viemChain.testnet === true,
     },
     sweeper,
     close: async () => {
@@ -343,15 +345,10 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
   }
 }
 
-/** Circle's test USDC on Base Sepolia: what x402's buyers pay there by default (EIP-3009). */
-export const defaultTestUsdc: X402UsdcAsset = {
-  address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-  name: 'USDC',
-  version: '2',
-  assetTransferMethod: 'eip3009',
-}
-
-/** The second asset a route accepts, so that a stock buyer can pay: on base-sepolia only. */
+/**
+ * The second asset a route accepts, so that a stock buyer can pay: x402's default USDC where it is
+ * not the vault's (on base-sepolia only).
+ */
 function stockBuyerAsset(
   vault: VaultClient,
   accept: boolean | undefined,
@@ -362,10 +359,11 @@ function stockBuyerAsset(
       details: { field: 'acceptDefaultTestUsdc' },
     })
   }
-  if (vault.chain !== 'base-sepolia' || accept === false) return undefined
+  const stock = vaultChains[vault.chain].x402DefaultUsdc
+  if (stock === undefined || accept === false) return undefined
   // A private deployment whose USDC is that token already accepts it.
-  if (vault.addresses.usdc.toLowerCase() === defaultTestUsdc.address.toLowerCase()) return undefined
-  return defaultTestUsdc
+  if (vault.addresses.usdc.toLowerCase() === stock.address.toLowerCase()) return undefined
+  return stock
 }
 
 function resourceServerOf(
@@ -578,7 +576,7 @@ function unpaidBody(
     buyers.push(
       `A buyer with x402's default spend controls pays in ${stock.asset} (x402's default test USDC); to pay in the vault's USDC at ${price.asset}, add it to the buyer's allowedAssets.`,
     )
-  } else if (vault.chain === 'base-sepolia') {
+  } else if (vaultChains[vault.chain].x402DefaultUsdc) {
     buyers.push(
       `The USDC at ${price.asset} is not x402's default asset on ${vault.network}: a buyer adds it to its allowedAssets.`,
     )
@@ -697,9 +695,9 @@ async function ensureRegistered(vault: VaultClient, wallet: Address): Promise<vo
 /** The address that sends the sweeps' transactions and pays their gas. */
 const senderOf = (vault: VaultClient): Address => vault.walletClient?.account?.address as Address
 
-/** Which address needs ETH, and roughly how much (a sweep's `depositWithPermit` is about 227k gas). */
+/** Which address needs ETH, and roughly how much. */
 function gasAdvice(vault: VaultClient, sender: Address): string {
-  return `Send ETH on ${vault.chain} to ${sender}, the key that sends the registration and every sweep: a sweep uses about 230,000 gas (0.00001 ETH or less at Base's usual fees); 0.001 ETH lasts about a hundred sweeps.`
+  return `Send ETH on ${vault.chain} to ${sender}, the key that sends the registration and every sweep: a sweep uses about ${sweepGasText} gas (0.00001 ETH or less at Base's usual fees); 0.001 ETH lasts about a hundred sweeps.`
 }
 
 /**

@@ -16,9 +16,9 @@ export type VaultContext = {
   readonly publicClient: VaultPublicClient
   /** The client used to sign and send; absent on a read-only client. */
   readonly walletClient: VaultWalletClient | undefined
-  /** `'base'` or `'base-sepolia'`. */
+  /** The chain's name in `vaultChains`, such as `'base-sepolia'`. */
   readonly chain: VaultChainName
-  /** 8453 or 84532. */
+  /** The chain's id, such as 84532. */
   readonly chainId: number
   /** The x402 network id, `eip155:<chainId>`. */
   readonly network: VaultNetwork

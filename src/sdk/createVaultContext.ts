@@ -1,4 +1,6 @@
 import {
+  chainChoices,
+  isVaultChainName,
   networkOf,
   type VaultAddresses,
   type VaultChainName,
@@ -14,7 +16,7 @@ export type CreateVaultContextParameters = {
   publicClient: VaultPublicClient
   /** A viem `WalletClient`, needed only for writes. Its chain, if set, must be `chain`. */
   walletClient?: VaultWalletClient | undefined
-  /** Which deployment: `'base'` (8453) or `'base-sepolia'` (84532). */
+  /** Which deployment: a name of `vaultChains`, such as `'base-sepolia'`. */
   chain: VaultChainName
   /**
    * Overrides the built-in addresses (`vaultChains[chain].addresses`), field by field: a private deployment or the
@@ -40,13 +42,12 @@ export type CreateVaultContextParameters = {
  */
 export function createVaultContext(parameters: CreateVaultContextParameters): VaultContext {
   const { publicClient, walletClient, chain } = parameters
-  // A string first: turning any other value into a key or a message can itself throw.
-  const entry =
-    typeof chain === 'string' && Object.hasOwn(vaultChains, chain) ? vaultChains[chain] : undefined
+  const entry = isVaultChainName(chain) ? vaultChains[chain] : undefined
   if (!entry) {
+    // A string first: turning any other value into a message can itself throw.
     const shown =
       typeof chain === 'string' ? JSON.stringify(chain) : `(${typeof chain}, not a string)`
-    throw new VaultConfigError(`Unknown chain ${shown}: use 'base' or 'base-sepolia'.`, {
+    throw new VaultConfigError(`Unknown chain ${shown}: use ${chainChoices()}.`, {
       code: 'UNKNOWN_CHAIN',
       details: { chain: typeof chain === 'string' ? chain : typeof chain },
     })

@@ -1,4 +1,6 @@
 import {
+  chainChoices,
+  isVaultChainName,
   type VaultAddresses,
   type VaultChainName,
   vaultAddressKeys,
@@ -112,8 +114,8 @@ export function parseVaultAddresses(
   }
 
   const fileChain = record.chain
-  if (fileChain !== undefined && fileChain !== 'base' && fileChain !== 'base-sepolia') {
-    throw fail(`"chain" must be "base" or "base-sepolia"`, 'chain')
+  if (fileChain !== undefined && !isVaultChainName(fileChain)) {
+    throw fail(`"chain" must be ${chainChoices((chain) => `"${chain.name}"`)}`, 'chain')
   }
   const fileChainId = record.chainId
   if (fileChainId !== undefined && typeof fileChainId !== 'number') {

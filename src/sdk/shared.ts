@@ -1,8 +1,22 @@
 // Package-internal: what the upper layers (plugins, mcp, cli, devnet) need from the SDK beyond its
 // public entry, `src/index.ts`. It is no entry point of package.json, so nothing here is public API:
 // an upper layer imports the SDK from `src/index.ts` or from this file, never from a deeper module.
-export { permit2Address, x402ExactPermit2ProxyAddress } from './abis/x402.js'
-export { multicall3Address } from './chains.js'
+export {
+  chainChoices,
+  circleTestUsdc,
+  circleUsdcDomain,
+  defaultChainName,
+  isVaultChainName,
+  multicall3Address,
+  permit2Address,
+  publicRpcUrlOf,
+  vaultChainNames,
+  x402BatchSettlementAddress,
+  x402Erc3009DepositCollectorAddress,
+  x402ExactPermit2ProxyAddress,
+  x402Permit2DepositCollectorAddress,
+  x402UptoPermit2ProxyAddress,
+} from './chains.js'
 export { toJsonSafe } from './errors/classes.js'
 export { findCause } from './errors/find.js'
 export { toVaultError } from './errors/toVaultError.js'
@@ -21,6 +35,7 @@ export { describeShares } from './money.js'
 export { redactSecrets, redactUrl } from './redact.js'
 export { SettlementRecord } from './seller/settlementRecord.js'
 export { resolveSweepSettings, type SweepSettings } from './seller/sweep.js'
+export { sweepGas, sweepGasText } from './seller/sweepGas.js'
 export { sweepObservers } from './seller/sweepObservers.js'
 export { type SweepRetryPolicy, sweepRetryDelay } from './seller/sweepRetry.js'
 export { SweepScheduler } from './seller/sweepScheduler.js'

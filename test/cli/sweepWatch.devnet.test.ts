@@ -222,7 +222,7 @@ describe('x402-vault sweep --watch through RPC trouble', () => {
     const wallet = merchant()
     const savedEth = await client().getBalance({ address: wallet })
     const gasPrice = await client().getGasPrice()
-    // Less ETH than ten sweeps need (300,000 gas each at today's gas price).
+    // Less ETH than ten sweeps need (sweepGas, 230,000 gas each, at today's gas price).
     await t.testClient.setBalance({ address: wallet, value: gasPrice * 1_000_000n })
     const start = await usdcBalance(devnet, wallet)
     const watcher = startWatcher(

@@ -49,8 +49,8 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { permit2DepositCollectorAddress } from '../../src/devnet/deploy.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
+import { x402Permit2DepositCollectorAddress as permit2DepositCollectorAddress } from '../../src/sdk/chains.js'
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
 import { eventArgs, expectForeignError } from '../support/protocolHarness.js'
 

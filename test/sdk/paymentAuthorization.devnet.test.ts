@@ -21,11 +21,11 @@ import {
   paymentAuthorizationOf,
   readX402UsdcAsset,
 } from '../../src/index.js'
+import { x402ExactPermit2ProxyAbi } from '../../src/sdk/abis/x402.js'
 import {
   x402ExactPermit2ProxyAddress as ourProxyAddress,
   permit2Address,
-  x402ExactPermit2ProxyAbi,
-} from '../../src/sdk/abis/x402.js'
+} from '../../src/sdk/chains.js'
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
 

@@ -12,6 +12,7 @@ import {
   SettlementRecord,
   type SweeperParts,
   SweepScheduler,
+  sweepGas,
   sweepObservers,
   sweepWithRetries,
   toVaultError,
@@ -51,8 +52,6 @@ export type WatchSettings = {
   emit: (event: WatchEvent) => void
 }
 
-/** Gas one sweep may use (a permit deposit takes about 226,000): the low-gas warning's unit. */
-const gasPerSweep = 300_000n
 /** The low-gas warning fires below the ETH that this many sweeps need. */
 const sweepsOfGas = 10n
 
@@ -134,7 +133,7 @@ export async function runWatchSweeper(settings: WatchSettings, stop: AbortSignal
         getGasPrice(vault.publicClient),
       ])
       state.senderBalanceWei = balance
-      const need = gasPrice * gasPerSweep * sweepsOfGas
+      const need = gasPrice * sweepGas * sweepsOfGas
       if (balance >= need) {
         lowGasWarned = false
         return

@@ -7,7 +7,7 @@ import {DepositCollector} from "./DepositCollector.sol";
 import {IERC3009Receive} from "./interfaces/IERC3009Receive.sol";
 
 /// @title ERC3009DepositCollector
-/// @notice The devnet's x402 EIP-3009 deposit collector, installed at `0x4020806089470a89826cB9fB1f4059150b550004`: it
+/// @notice The devnet's x402 EIP-3009 deposit collector, installed at `x402Erc3009DepositCollectorAddress` (src/sdk/chains.ts): it
 ///         submits the buyer's `ReceiveWithAuthorization` (payee: this collector, as EIP-3009 makes only the payee able
 ///         to submit it) and passes the tokens on to the batch-settlement contract.
 /// @dev `collectorData` is `abi.encode(validAfter, validBefore, salt, signature)`, what x402's facilitator sends. The

@@ -4,7 +4,7 @@ pragma solidity ^0.8.24;
 /// @title Multicall3
 /// @notice This project's own implementation of the Multicall3 interface (aggregate, tryAggregate, aggregate3,
 ///         aggregate3Value and the block/chain getters), so viem's multicall batching works on the devnet.
-/// @dev The devnet installs the runtime code at 0xcA11bde05977b3631167028862bE2a173976CA11 with `anvil_setCode`,
+/// @dev The devnet installs the runtime code at `multicall3Address` (src/sdk/chains.ts) with `anvil_setCode`,
 ///      so no constructor ever runs there: the contract keeps no state and has no immutables.
 ///      Failures revert with the same reason strings as the canonical deployment, which tooling matches on.
 contract Multicall3 {

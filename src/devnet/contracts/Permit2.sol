@@ -5,7 +5,7 @@ import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 import {ISignatureTransfer} from "./interfaces/ISignatureTransfer.sol";
 
 /// @title Permit2 (SignatureTransfer)
-/// @notice The devnet's Permit2, installed at the canonical address `0x000000000022D473030F116dDEE9F6B43aC78BA3`. It
+/// @notice The devnet's Permit2, installed at the canonical address `permit2Address` (src/sdk/chains.ts). It
 ///         answers Permit2's public SignatureTransfer interface with the same EIP-712 hashing, the same unordered
 ///         nonce bitmap and the same custom errors, in the same order, so a signature made for the live Permit2 (an
 ///         x402 buyer's `PermitWitnessTransferFrom`) settles here, and a bad one reverts with the live selector.

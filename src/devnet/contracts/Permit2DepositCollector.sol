@@ -6,7 +6,7 @@ import {DepositCollector} from "./DepositCollector.sol";
 import {ISignatureTransfer} from "./interfaces/ISignatureTransfer.sol";
 
 /// @title Permit2DepositCollector
-/// @notice The devnet's x402 Permit2 deposit collector, installed at `0x4020425FAf3B746C082C2f942b4E5159887B0005`: the
+/// @notice The devnet's x402 Permit2 deposit collector, installed at `x402Permit2DepositCollectorAddress` (src/sdk/chains.ts): the
 ///         `spender` a buyer names in its Permit2 deposit signature. Permit2 moves the tokens straight from the buyer
 ///         to the batch-settlement contract, with a `DepositWitness(bytes32 channelId)` witness, so the signature
 ///         funds one channel only.

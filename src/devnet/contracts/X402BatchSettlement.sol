@@ -11,7 +11,7 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 import {IDepositCollector} from "./interfaces/IDepositCollector.sol";
 
 /// @title X402BatchSettlement
-/// @notice The devnet's x402 `batch-settlement` contract, installed at `0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003`:
+/// @notice The devnet's x402 `batch-settlement` contract, installed at `x402BatchSettlementAddress` (src/sdk/chains.ts):
 ///         one escrow for every payment channel. A buyer deposits once into a channel (through a deposit collector),
 ///         then signs a cumulative voucher per request; the seller's side claims vouchers in batches, which moves the
 ///         claimed amount from the channel to the receiver's pending total, and `settle` pays that total out to the

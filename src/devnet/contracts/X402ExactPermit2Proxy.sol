@@ -5,7 +5,7 @@ import {ISignatureTransfer} from "./interfaces/ISignatureTransfer.sol";
 import {X402Permit2ProxyBase} from "./X402Permit2ProxyBase.sol";
 
 /// @title X402ExactPermit2Proxy
-/// @notice The devnet's x402 `exact` Permit2 proxy, installed at `0x402085c248EeA27D92E8b30b2C58ed07f9E20001`: it
+/// @notice The devnet's x402 `exact` Permit2 proxy, installed at `x402ExactPermit2ProxyAddress` (src/sdk/chains.ts): it
 ///         moves exactly the permitted amount to the payee the buyer signed, through Permit2. `settle` is the path
 ///         of a buyer who approved Permit2; `settleWithPermit` first submits the buyer's EIP-2612 permit for Permit2
 ///         (x402's EIP-2612 gas-sponsoring extension), so a buyer who never sent a transaction can pay.

@@ -5,7 +5,7 @@ import {ISignatureTransfer} from "./interfaces/ISignatureTransfer.sol";
 import {X402Permit2ProxyBase} from "./X402Permit2ProxyBase.sol";
 
 /// @title X402UptoPermit2Proxy
-/// @notice The devnet's x402 `upto` Permit2 proxy, installed at `0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002`: the
+/// @notice The devnet's x402 `upto` Permit2 proxy, installed at `x402UptoPermit2ProxyAddress` (src/sdk/chains.ts): the
 ///         settling facilitator chooses the amount, up to the permitted one. Only the facilitator the buyer named in
 ///         its witness may settle, so nobody else can pick the amount or burn the buyer's nonce.
 /// @dev The witness is `Witness(address to,address facilitator,uint256 validAfter)`, the type x402's client signs.

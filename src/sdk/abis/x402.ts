@@ -1,14 +1,5 @@
 import { parseAbi } from 'viem'
 
-/** Uniswap's Permit2, at the same address on every chain: x402's Permit2 payments go through it. */
-export const permit2Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3' as const
-
-/**
- * x402's `exact` Permit2 proxy, at the same address on every chain: the `spender` an x402 buyer names in
- * its Permit2 signature, and the contract a facilitator calls to settle such a payment.
- */
-export const x402ExactPermit2ProxyAddress = '0x402085c248EeA27D92E8b30b2C58ed07f9E20001' as const
-
 /** Permit2's unordered-nonce bitmap: bit `nonce & 255` of word `nonce >> 8` is set once a nonce is used. */
 export const permit2Abi = parseAbi([
   'function nonceBitmap(address owner, uint256 wordPosition) view returns (uint256)',

@@ -1,6 +1,6 @@
 import { type Address, isAddressEqual } from 'viem'
 import { getBlockNumber } from 'viem/actions'
-import type { VaultChainName } from '../chains.js'
+import { type VaultChainName, vaultChains } from '../chains.js'
 import type { VaultContext } from '../context.js'
 import { VaultValidationError } from '../errors/classes.js'
 import { guard } from '../internal/read.js'
@@ -46,12 +46,12 @@ export type GetLedgerParameters = {
 }
 
 /**
- * The USDC tokens besides the vault's that x402 buyers pay merchants in: Circle's test USDC on Base
- * Sepolia, x402's default asset there. On Base the vault's USDC is Circle's.
+ * The USDC tokens besides the vault's that x402 buyers pay merchants in: x402's default USDC where it
+ * is not the vault's (Circle's test USDC on Base Sepolia).
  */
-const otherUsdcTokens: Readonly<Record<VaultChainName, readonly Address[]>> = {
-  base: [],
-  'base-sepolia': ['0x036CbD53842c5426634e7929541eC2318f3dCF7e'],
+function otherUsdcTokens(chain: VaultChainName): readonly Address[] {
+  const stock = vaultChains[chain].x402DefaultUsdc
+  return stock ? [stock.address] : []
 }
 
 /**
@@ -110,7 +110,7 @@ export async function getLedger(
   const usdc = ctx.addresses.usdc
   const tokens = [
     usdc,
-    ...otherUsdcTokens[ctx.chain].filter((token) => !isAddressEqual(token, usdc)),
+    ...otherUsdcTokens(ctx.chain).filter((token) => !isAddressEqual(token, usdc)),
   ]
   const [opening, closing, scanned] = await Promise.all([
     readBalances(ctx, wallet, tokens, fromBlock - 1n, { opening: true }),

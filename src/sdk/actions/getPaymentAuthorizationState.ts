@@ -1,6 +1,7 @@
 import { multicall } from 'viem/actions'
 import { usdcAbi } from '../abis/usdc.js'
-import { permit2Abi, permit2Address } from '../abis/x402.js'
+import { permit2Abi } from '../abis/x402.js'
+import { permit2Address } from '../chains.js'
 import type { VaultContext } from '../context.js'
 import {
   assertReadChain,

@@ -1,5 +1,5 @@
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, numberToHex } from 'viem'
-import { x402ExactPermit2ProxyAddress } from '../abis/x402.js'
+import { x402ExactPermit2ProxyAddress } from '../chains.js'
 import type { VaultContext } from '../context.js'
 import { VaultValidationError } from '../errors/classes.js'
 

@@ -15,6 +15,7 @@ import {
 } from 'viem'
 import { getLogs } from 'viem/actions'
 import { routerAbi, usdcAbi } from '../abis/index.js'
+import { x402ExactPermit2ProxyAddress, x402UptoPermit2ProxyAddress } from '../chains.js'
 import type { VaultContext } from '../context.js'
 import { guard } from '../internal/read.js'
 import { type BlockRange, DEFAULT_LOG_SPAN, readInRanges } from '../logRanges.js'
@@ -22,13 +23,12 @@ import { blocksOf, isLive, type MinedLog, position } from './minedLogs.js'
 import { type Draft, ledgerAction, type Scan } from './types.js'
 
 /**
- * x402's Permit2 proxies, `exact` and `upto`, at the same address on every chain (x402's EVM package
- * exports them; a test checks these against it). Each emits `Settled()` or `SettledWithPermit()` when it
- * pays a seller.
+ * x402's Permit2 proxies, `exact` and `upto`, at the same address on every chain. Each emits
+ * `Settled()` or `SettledWithPermit()` when it pays a seller.
  */
 const x402Permit2Proxies: readonly Address[] = [
-  '0x402085c248EeA27D92E8b30b2C58ed07f9E20001',
-  '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002',
+  x402ExactPermit2ProxyAddress,
+  x402UptoPermit2ProxyAddress,
 ]
 const x402ProxyEvents = parseAbi(['event Settled()', 'event SettledWithPermit()'])
 

@@ -8,6 +8,7 @@ import type { WaitOptions } from '../transactions.js'
 import type { MerchantSettlement } from './merchantSettlement.js'
 import type { SettlementRecord } from './settlementRecord.js'
 import { type SweepProgress, type SweepResult, type SweepSettings, sweepIn } from './sweep.js'
+import { sweepGasText } from './sweepGas.js'
 import type { SweepObservers } from './sweepObservers.js'
 import { type SweepRetryPolicy, sweepRetryDelay } from './sweepRetry.js'
 
@@ -126,7 +127,7 @@ function withGasPayer(ctx: VaultContext, error: VaultError): VaultError {
     return error
   const account = resolveAccount(ctx, undefined).address
   return new VaultTransactionError(
-    `The sweep sent no deposit: ${account}, the key that sends every sweep, has too little ETH for gas on ${ctx.chain}. Send it ETH: a sweep uses about 230,000 gas (0.00001 ETH or less at Base's usual fees), so 0.001 ETH lasts about a hundred sweeps. Until then the USDC waits in the wallet.`,
+    `The sweep sent no deposit: ${account}, the key that sends every sweep, has too little ETH for gas on ${ctx.chain}. Send it ETH: a sweep uses about ${sweepGasText} gas (0.00001 ETH or less at Base's usual fees), so 0.001 ETH lasts about a hundred sweeps. Until then the USDC waits in the wallet.`,
     { code: 'INSUFFICIENT_FUNDS_FOR_GAS', details: { account, chain: ctx.chain }, cause: error },
   )
 }

@@ -1,24 +1,17 @@
 import type { Address } from 'viem'
-import { type VaultChainName, vaultChains } from '../chains.js'
+import {
+  chainChoices,
+  isVaultChainName,
+  type VaultChainName,
+  vaultChains,
+  type X402AssetTransferMethod,
+  type X402UsdcAsset,
+} from '../chains.js'
 import { VaultValidationError } from '../errors/classes.js'
 import { validateAmount } from '../internal/validate.js'
 import { evmAddress, parseUsdc } from '../money.js'
 
-/** How an x402 buyer authorises the transfer: EIP-3009 `transferWithAuthorization`, or Permit2. */
-export type X402AssetTransferMethod = 'eip3009' | 'permit2'
-
-/**
- * A USDC token as an x402 payment asset: its address and what goes into the requirement's `extra` (its
- * EIP-712 domain `name`/`version`, and the transfer method).
- */
-export type X402UsdcAsset = {
-  address: Address
-  /** The token's EIP-712 domain name; required for EIP-3009, optional for Permit2. */
-  name?: string | undefined
-  /** The token's EIP-712 domain version; required for EIP-3009, optional for Permit2. */
-  version?: string | undefined
-  assetTransferMethod: X402AssetTransferMethod
-}
+export type { X402AssetTransferMethod, X402UsdcAsset }
 
 /** The price entry of an x402 payment requirement for an amount of USDC. */
 export type X402UsdcPrice = {
@@ -40,22 +33,13 @@ export type X402UsdcPriceParameters = {
   asset?: X402UsdcAsset | undefined
 }
 
-/**
- * The public deployments' USDC as x402 assets: Circle's USDC on Base has EIP-3009; the
- * vault's USDC on Base Sepolia (Aave's test token) has none, so buyers pay it through Permit2.
- */
-export const x402UsdcAssets: Readonly<Record<VaultChainName, X402UsdcAsset>> = {
-  base: {
-    address: vaultChains.base.addresses.usdc,
-    name: 'USD Coin',
-    version: '2',
-    assetTransferMethod: 'eip3009',
-  },
-  'base-sepolia': {
-    address: vaultChains['base-sepolia'].addresses.usdc,
-    assetTransferMethod: 'permit2',
-  },
-}
+/** The public deployments' USDC as x402 assets, from the chain table. */
+export const x402UsdcAssets: Readonly<Record<VaultChainName, X402UsdcAsset>> = Object.fromEntries(
+  Object.values(vaultChains).map((entry) => [
+    entry.name,
+    { address: entry.addresses.usdc, ...entry.usdcPayment },
+  ]),
+) as Record<VaultChainName, X402UsdcAsset>
 
 /**
  * Builds the price of an x402 payment requirement in USDC: `{ amount, asset, extra }`.
@@ -73,11 +57,11 @@ export const x402UsdcAssets: Readonly<Record<VaultChainName, X402UsdcAsset>> = {
  */
 export function x402UsdcPrice(parameters: X402UsdcPriceParameters): X402UsdcPrice {
   const { chain, amount } = parameters ?? ({} as X402UsdcPriceParameters)
-  // A string first: turning any other value into a key or a message can itself throw.
-  if (typeof chain !== 'string' || !Object.hasOwn(x402UsdcAssets, chain)) {
+  if (!isVaultChainName(chain)) {
+    // A string first: turning any other value into a message can itself throw.
     const shown =
       typeof chain === 'string' ? ` ${JSON.stringify(chain)}` : ` (${typeof chain}, not a string)`
-    throw new VaultValidationError(`Unknown chain${shown}: use 'base' or 'base-sepolia'.`, {
+    throw new VaultValidationError(`Unknown chain${shown}: use ${chainChoices()}.`, {
       code: 'INVALID_ARGUMENT',
       details: { field: 'chain' },
     })
