@@ -73,11 +73,11 @@ import {
   withdrawAndWait,
 } from './actions/withdraw.js'
 import {
-  type AttachToOptions,
-  attachTo,
+  type AttachToClientOptions,
+  attachToClient,
   type BuyerAttachment,
   type PaymentHookTarget,
-} from './buyer/attachTo.js'
+} from './buyer/attachToClient.js'
 import { checkPeerVersions } from './checkPeerVersions.js'
 import type { VaultContext } from './context.js'
 import { type CreateVaultContextParameters, createVaultContext } from './createVaultContext.js'
@@ -428,9 +428,15 @@ export type VaultActions = {
    * @param options - Policy, `reserve`, `redeposit`, `onRecall`, `onNonFatalError`, tuning.
    * @returns The attachment: `detach()`, `idle()`, `state()`.
    * @example
-   * const buyer = vault.attachTo(client, { maxPerPayment: '2', maxPerWindow: '50' })
+   * const buyer = vault.attachToClient(client, { maxPerPayment: '2', maxPerWindow: '50' })
    */
-  attachTo: (client: PaymentHookTarget, options?: AttachToOptions) => BuyerAttachment
+  attachToClient: (client: PaymentHookTarget, options?: AttachToClientOptions) => BuyerAttachment
+  /**
+   * The former name of `attachToClient`, the same action, kept for this beta.
+   *
+   * @deprecated Use `attachToClient`: the buyer's mirror of `attachToResourceServer`.
+   */
+  attachTo: (client: PaymentHookTarget, options?: AttachToClientOptions) => BuyerAttachment
   /**
    * Reads whether an x402 payment's authorisation was used on chain (EIP-3009 `authorizationState`, or
    * Permit2's nonce bitmap), with the block's time, in one RPC round trip: `used`, `unused` (can still
@@ -539,7 +545,8 @@ const clientActions = {
   depositIdle,
   previewDepositIdle,
   attachToResourceServer,
-  attachTo,
+  attachToClient,
+  attachTo: attachToClient,
   getPaymentAuthorizationState,
   findPaymentSettlement,
 } satisfies { [name in keyof VaultActions]: ContextAction<VaultActions[name]> }
