@@ -29,6 +29,10 @@ const binOutputs = [
   `${binChunks}/**`,
 ]
 
+// Three builds: the library, the bins, the stdio MCP server's start. The bins are not the sources
+// bundled as they are: two modules are swapped (uPlot's files, the recorded MCP handshake) and three
+// imports point at another build's files. docs/development.md "The build" says what and why, and how
+// to check that the sources and the built bins answer the same.
 export default defineConfig([
   {
     ...shared,

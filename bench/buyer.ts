@@ -6,13 +6,13 @@ import type { BenchContext, Measured } from './context.js'
 import { merchantVaultClient, openPaywallShop, type Shop } from './seller.js'
 import { percentile, roundMs } from './stats.js'
 
-/** The buyer side (`vault.attachTo`): what a recall costs a payment, and how bursts share recalls. */
+/** The buyer side (`vault.attachToClient`): what a recall costs a payment, and how bursts share recalls. */
 export type BuyerBench = {
   /** Paid requests per recall case (warm-up not counted). */
   requests: number
-  /** Pairs of liquid-wallet requests, one with `attachTo` and one without (warm-up not counted). */
+  /** Pairs of liquid-wallet requests, one with `attachToClient` and one without (warm-up not counted). */
   liquidPairs: number
-  /** A liquid wallet: p50 of paid requests without `attachTo`, and with it (no recall happens). */
+  /** A liquid wallet: p50 of paid requests without `attachToClient`, and with it (no recall happens). */
   liquidPlainP50Ms: number
   liquidAttachedP50Ms: number
   /** `liquidAttachedP50Ms / liquidPlainP50Ms`; the budget is 1.05. */
@@ -27,7 +27,7 @@ export type BuyerBench = {
   recallWaitP50Ms: number
   /**
    * The longest such wait among the 10 concurrent payments, against one recall's time: the longer of
-   * `recallWaitP50Ms` and the burst's slowest recall (its `durationMs`), as test/buyer/attachTo.devnet.test.ts checks, which
+   * `recallWaitP50Ms` and the burst's slowest recall (its `durationMs`), as test/buyer/attachToClient.devnet.test.ts checks, which
    * asks ≤ 2. The burst's second recall runs beside the first one's settlements and takes longer.
    */
   burstSlowestWaitVsOneRecall: number
@@ -40,7 +40,7 @@ const price = '0.1'
 /**
  * Registers the devnet's buyer with the vault and pays the same Express merchant (the paywall, its
  * sweeper off) through x402's fetch wrapper, as a buyer with its USDC in the vault:
- * - liquid wallet: paid requests one at a time, alternating a client with `attachTo` and one without
+ * - liquid wallet: paid requests one at a time, alternating a client with `attachToClient` and one without
  *   (both with the same buyer key), which shows what the hook costs when no recall is needed;
  * - empty wallet (all of its USDC deposited): one payment at a time, each recalling its price;
  * - empty wallet: a burst of 10 payments at once, counting the withdrawals.
@@ -67,7 +67,7 @@ export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBen
   const recalls: Recall[] = []
   // How long each payment waits before x402 signs it.
   const { attached: attachment, waits } = timeHookWaits(attached.client, () =>
-    vault.attachTo(attached.client, { onRecall: (recall) => recalls.push(recall) }),
+    vault.attachToClient(attached.client, { onRecall: (recall) => recalls.push(recall) }),
   )
   const timed = async (pay: typeof fetch): Promise<number> => {
     const started = performance.now()
@@ -77,7 +77,7 @@ export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBen
     return performance.now() - started
   }
   try {
-    ctx.progress('buyer: a liquid wallet, with and without attachTo')
+    ctx.progress('buyer: a liquid wallet, with and without attachToClient')
     for (let run = 0; run < warmUp; run++) {
       await timed(plain.pay)
       await timed(attached.pay)

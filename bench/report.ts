@@ -56,7 +56,7 @@ export type BenchReport = {
   ledger: LedgerBench | null
   /** The gas of an x402 payment on each path (EIP-3009, Permit2 approved once, Permit2 sponsored). */
   x402Gas: X402Gas | null
-  /** The buyer side (`vault.attachTo`): a recall's latency, recalls per burst, the liquid p50 ratio. */
+  /** The buyer side (`vault.attachToClient`): a recall's latency, recalls per burst, the liquid p50 ratio. */
   buyer: BuyerBench | null
   /** Four instances of one merchant: `sweep: false` with `--watch`, and each sweeping in-process; `null` in a smoke run. */
   manyInstances: ManyInstances | null

@@ -1,6 +1,6 @@
 /**
  * The whole product on the devnet, offline: an Express merchant behind `createPaywall`, an agent paying
- * it with x402 (settled by the local facilitator) from its vault position (`vault.attachTo` recalls each
+ * it with x402 (settled by the local facilitator) from its vault position (`vault.attachToClient` recalls each
  * payment just before x402 signs it), the sweeper moving the merchant's idle USDC above a reserve into
  * the vault, a month of yield, and the MCP server (the built bin, over stdio) answering a real MCP client.
  *
@@ -92,7 +92,7 @@ async function main() {
     `2. An agent keeps its ${formatUsdc(agentFunds)} USDC in the vault (0 liquid) and pays GET /forecast`,
   )
   say(
-    `   ${payments} times with @x402/fetch; vault.attachTo recalls each payment before x402 signs it:`,
+    `   ${payments} times with @x402/fetch; vault.attachToClient recalls each payment before x402 signs it:`,
   )
   row('agent wallet', agent.address)
   const pay = agent.pay
@@ -195,7 +195,7 @@ async function main() {
 
 /**
  * The agent: a new wallet that the devnet's buyer funds with USDC (and anvil with gas), registered with
- * the vault, all of its USDC deposited, and `vault.attachTo` on its x402 client.
+ * the vault, all of its USDC deposited, and `vault.attachToClient` on its x402 client.
  */
 async function startAgent(devnet: Devnet) {
   const account = privateKeyToAccount(generatePrivateKey())
@@ -232,7 +232,7 @@ async function startAgent(devnet: Devnet) {
       allowedAssets: [{ network, asset: devnet.addresses.usdc, maxAmountPerPayment: `${price}` }],
     })
   const recalls: Recall[] = []
-  const attachment = vault.attachTo(client, { onRecall: (recall) => recalls.push(recall) })
+  const attachment = vault.attachToClient(client, { onRecall: (recall) => recalls.push(recall) })
   return {
     address: account.address,
     recalls,

@@ -1,16 +1,16 @@
 import type { PaymentHookTarget } from '../src/index.js'
 
 /**
- * Times each payment's wait in `attachTo`'s hook, from a hook registered before `attach` runs to one
+ * Times each payment's wait in `attachToClient`'s hook, from a hook registered before `attach` runs to one
  * registered after it: x402 runs a payment's `onBeforePaymentCreation` hooks in order, with one
  * context object.
  *
  * @param client - The x402 client `attach` attaches to.
- * @param attach - Attaches the vault (`vault.attachTo(client, …)`).
+ * @param attach - Attaches the vault (`vault.attachToClient(client, …)`).
  * @returns What `attach` returned, and each wait as `[start, end]` (`performance.now()`), in the
  *   order the waits ended; `waits` may be emptied between phases.
  * @example
- * const { attached, waits } = timeHookWaits(client, () => vault.attachTo(client))
+ * const { attached, waits } = timeHookWaits(client, () => vault.attachToClient(client))
  */
 export function timeHookWaits<T>(
   client: PaymentHookTarget,

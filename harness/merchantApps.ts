@@ -39,7 +39,7 @@ export function buyerFetch(
 }
 
 /**
- * {@link buyerFetch}'s parts: the x402 client (whose hooks `vault.attachTo` takes), the HTTP client that
+ * {@link buyerFetch}'s parts: the x402 client (whose hooks `vault.attachToClient` takes), the HTTP client that
  * `wrapFetchWithPayment` drives (whose 402 hook tells each payment's URL), and the paying fetch.
  * `maxAmountPerPayment` (base units) raises x402's per-payment cap on the vault's USDC, as a buyer of
  * pricier APIs does (x402's default is $1 on the USDC it knows). With `spendControls: 'stock'` the

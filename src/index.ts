@@ -110,14 +110,16 @@ export {
   withdrawAndWait,
 } from './sdk/actions/withdraw.js'
 export {
+  type AttachToClientOptions,
   type AttachToOptions,
   attachTo,
+  attachToClient,
   type BuyerAttachment,
   type BuyerPhase,
   type BuyerProblem,
   type PaymentHookTarget,
   type PaymentRequiredHookTarget,
-} from './sdk/buyer/attachTo.js'
+} from './sdk/buyer/attachToClient.js'
 export {
   PaymentFundingError,
   PaymentOutcomeError,

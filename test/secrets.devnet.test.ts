@@ -2,7 +2,7 @@
  * What leaves the package in the caller's process carries no secret and a specific code. The built
  * package's entry points (dist/, with the caller's own viem, as an app uses them): every SDK call of
  * `x402-vault`, `createPaywall` of `x402-vault/express` and `x402-vault/hono` at start-up and the sweep
- * problems a paid request hands to `onNonFatalError`, the buyer's `attachTo`, the tools of
+ * problems a paid request hands to `onNonFatalError`, the buyer's `attachToClient`, the tools of
  * `x402-vault/mcp`, and `x402-vault/devnet`. Each runs under each RPC fault (down, HTTP 500, HTTP 401
  * with a body that echoes the URL, garbage, a hang) with markers in the RPC URL's userinfo, path and
  * query; neither a thrown error (its message, `details`, `cause` chain, stack, hidden properties), nor
@@ -218,7 +218,7 @@ describe.concurrent('every entry point, under each RPC fault', () => {
         (key) => typeof vault[key as keyof VaultClient] === 'function' && key !== 'extend',
       )
       expect(actions.sort()).toEqual(
-        [...Object.keys(sdkCalls(vault)), 'attachTo', 'attachToResourceServer'].sort(),
+        [...Object.keys(sdkCalls(vault)), 'attachToClient', 'attachToResourceServer'].sort(),
       )
     })
 
@@ -310,7 +310,7 @@ describe.concurrent('every entry point, under each RPC fault', () => {
     )
   })
 
-  describe('x402-vault: the buyer’s attachTo', () => {
+  describe('x402-vault: the buyer’s attachToClient', () => {
     it.each(rpcFaults)(
       'under %s: the payment it cannot fund is refused before signing, with a converted error and no secret',
       async (fault) => {
@@ -325,10 +325,13 @@ describe.concurrent('every entry point, under each RPC fault', () => {
         if (!app) throw new Error('no app')
         const problems = reports<BuyerProblem>()
         const buyer = buyerClient(devnet, app.fetch)
-        const attached = builtVault(rpc.url({ fault }), devnet.accounts.buyer.privateKey).attachTo(
-          buyer.client,
-          { retry: { maxAttempts: 2, initialDelayMs: 20 }, onNonFatalError: problems.add },
-        )
+        const attached = builtVault(
+          rpc.url({ fault }),
+          devnet.accounts.buyer.privateKey,
+        ).attachToClient(buyer.client, {
+          retry: { maxAttempts: 2, initialDelayMs: 20 },
+          onNonFatalError: problems.add,
+        })
         try {
           // The buyer's balance cannot be read, so whether it can pay is unknown: nothing is signed.
           const refused = await failure(() => buyer.pay(`${app.baseUrl}/paid`))
@@ -476,7 +479,7 @@ describe('a receipt that a node behind a load balancer does not have yet', () =>
     const problems = reports<BuyerProblem>()
     const recalls: { txHash: string }[] = []
     const buyer = buyerClient(devnet, app.fetch)
-    const attached = builtVault(proxy.url, devnet.accounts.buyer.privateKey).attachTo(
+    const attached = builtVault(proxy.url, devnet.accounts.buyer.privateKey).attachToClient(
       buyer.client,
       {
         retry: { initialDelayMs: 20 },

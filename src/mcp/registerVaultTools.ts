@@ -10,7 +10,7 @@ export type RegisterVaultToolsOptions = {
   config: McpConfig
   /** Where log lines go; by default stderr at `config.logLevel`. */
   logger?: McpLogger | undefined
-  /** The tools to register, in listing order. Default: all six of {@link vaultTools}. */
+  /** The tools to register, in listing order. Default: every tool of {@link vaultTools}. */
   tools?: readonly AnyVaultTool[] | undefined
 }
 
@@ -25,11 +25,10 @@ export type VaultToolsHandle = {
 }
 
 /**
- * Puts the vault's MCP tools on your own MCP server: three reads (`vault_status`,
- * `vault_check_yield`, `vault_get_position`) and three unsigned plans (`vault_plan_approve_usdc`,
- * `vault_plan_deposit`, `vault_plan_withdraw`), over a read-only connection to the vault that holds no
- * key and can neither sign nor send. Nothing touches the network until verification starts or a tool
- * is called, so `tools/list` never waits for the RPC.
+ * Puts the vault's MCP tools ({@link vaultTools}: reads, and plans of unsigned transactions) on your
+ * own MCP server, over a read-only connection to the vault that holds no key and can neither sign nor
+ * send. Nothing touches the network until verification starts or a tool is called, so `tools/list`
+ * never waits for the RPC.
  *
  * The tools check their own arguments, so a refused call is always `isError: true` with text that
  * starts with its stable code, never the MCP SDK's validation message. Their JSON Schemas are

@@ -32,9 +32,9 @@ const cacheHints = {
 } as const
 
 /**
- * Creates the x402-vault MCP server (not yet connected): six tools, three reads and three unsigned
- * plans, over a read-only vault connection. Nothing is read from the chain until the MCP handshake
- * completes (then the deployment is verified in the background) or a tool is called, so
+ * Creates the x402-vault MCP server (not yet connected): the tools of {@link vaultTools} (reads, and
+ * unsigned plans) over a read-only vault connection. Nothing is read from the chain until the MCP
+ * handshake completes (then the deployment is verified in the background) or a tool is called, so
  * `tools/list` never waits for the network.
  *
  * It is one server for one connection. To serve several (stdio's discovery probe, one instance per
@@ -84,7 +84,7 @@ export type NewServerOptions = {
  * or a tool is called.
  *
  * @param config - The checked configuration.
- * @param options - `logger`, the tools (all six by default), and the `signal` that stops the server's
+ * @param options - `logger`, the tools (every tool of `vaultTools` by default), and the `signal` that stops the server's
  *   RPC work.
  * @returns The shared parts and the instance factory.
  * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID` when `config.addresses` is not a full, valid set.

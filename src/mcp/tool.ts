@@ -29,7 +29,7 @@ export type VaultToolContext = {
 
 /**
  * One MCP tool: its listing (name, title, description, schemas, annotations) and its handler.
- * `vaultTools` holds the six; `registerVaultTools` puts them on an MCP server.
+ * `vaultTools` is the registry of them; `registerVaultTools` puts them on an MCP server.
  */
 export type VaultTool<
   input extends z.ZodRawShape = z.ZodRawShape,

@@ -73,11 +73,11 @@ import {
   withdrawAndWait,
 } from './actions/withdraw.js'
 import {
-  type AttachToOptions,
-  attachTo,
+  type AttachToClientOptions,
+  attachToClient,
   type BuyerAttachment,
   type PaymentHookTarget,
-} from './buyer/attachTo.js'
+} from './buyer/attachToClient.js'
 import { checkPeerVersions } from './checkPeerVersions.js'
 import type { VaultContext } from './context.js'
 import { type CreateVaultContextParameters, createVaultContext } from './createVaultContext.js'
@@ -428,9 +428,15 @@ export type VaultActions = {
    * @param options - Policy, `reserve`, `redeposit`, `onRecall`, `onNonFatalError`, tuning.
    * @returns The attachment: `detach()`, `idle()`, `state()`.
    * @example
-   * const buyer = vault.attachTo(client, { maxPerPayment: '2', maxPerWindow: '50' })
+   * const buyer = vault.attachToClient(client, { maxPerPayment: '2', maxPerWindow: '50' })
    */
-  attachTo: (client: PaymentHookTarget, options?: AttachToOptions) => BuyerAttachment
+  attachToClient: (client: PaymentHookTarget, options?: AttachToClientOptions) => BuyerAttachment
+  /**
+   * The former name of `attachToClient`, the same action, kept for this beta.
+   *
+   * @deprecated Use `attachToClient`: the buyer's mirror of `attachToResourceServer`.
+   */
+  attachTo: (client: PaymentHookTarget, options?: AttachToClientOptions) => BuyerAttachment
   /**
    * Reads whether an x402 payment's authorisation was used on chain (EIP-3009 `authorizationState`, or
    * Permit2's nonce bitmap), with the block's time, in one RPC round trip: `used`, `unused` (can still
@@ -498,46 +504,63 @@ export function createVaultClient(parameters: CreateVaultClientParameters): Vaul
   return decorate(createVaultContext(parameters), {})
 }
 
+/** A client member as its action takes it: the vault context first, then the member's arguments. */
+type ContextAction<member> = member extends (...args: infer args) => infer result
+  ? (context: VaultContext, ...args: args) => result
+  : never
+
+/**
+ * The actions the client carries, by member name: the one list `createVaultClient` binds. tsc holds
+ * it to {@link VaultActions} both ways (a member without its action, or an action the type does not
+ * declare, fails to compile), and test/howToAdd.test.ts checks that `x402-vault` exports each one.
+ */
+const clientActions = {
+  verifyAddresses,
+  ensureInitializedAndWait,
+  getStatus,
+  getYield,
+  getPosition,
+  getLedger,
+  previewDeposit,
+  previewRedeem,
+  previewWithdrawNet,
+  getMinDeposit,
+  getUsdcBalance,
+  getUsdcAllowance,
+  getShareBalance,
+  isRegistered,
+  planApproveUsdc,
+  planDeposit,
+  planWithdraw,
+  planInitialize,
+  planSetOperator,
+  initialize,
+  initializeAndWait,
+  approveUsdc,
+  approveUsdcAndWait,
+  deposit,
+  depositAndWait,
+  withdraw,
+  withdrawAndWait,
+  depositIdle,
+  previewDepositIdle,
+  attachToResourceServer,
+  attachToClient,
+  attachTo: attachToClient,
+  getPaymentAuthorizationState,
+  findPaymentSettlement,
+} satisfies { [name in keyof VaultActions]: ContextAction<VaultActions[name]> }
+
 function decorate<extended extends object>(
   context: VaultContext,
   extension: extended,
 ): VaultClient<extended> {
-  const actions: VaultActions = {
-    verifyAddresses: () => verifyAddresses(context),
-    ensureInitializedAndWait: (params) => ensureInitializedAndWait(context, params),
-    getStatus: () => getStatus(context),
-    getYield: () => getYield(context),
-    getPosition: (params) => getPosition(context, params),
-    getLedger: (params) => getLedger(context, params),
-    previewDeposit: (params) => previewDeposit(context, params),
-    previewRedeem: (params) => previewRedeem(context, params),
-    previewWithdrawNet: (params) => previewWithdrawNet(context, params),
-    getMinDeposit: () => getMinDeposit(context),
-    getUsdcBalance: (params) => getUsdcBalance(context, params),
-    getUsdcAllowance: (params) => getUsdcAllowance(context, params),
-    getShareBalance: (params) => getShareBalance(context, params),
-    isRegistered: (params) => isRegistered(context, params),
-    planApproveUsdc: (params) => planApproveUsdc(context, params),
-    planDeposit: (params) => planDeposit(context, params),
-    planWithdraw: (params) => planWithdraw(context, params),
-    planInitialize: (params) => planInitialize(context, params),
-    planSetOperator: (params) => planSetOperator(context, params),
-    initialize: (params) => initialize(context, params),
-    initializeAndWait: (params) => initializeAndWait(context, params),
-    approveUsdc: (params) => approveUsdc(context, params),
-    approveUsdcAndWait: (params) => approveUsdcAndWait(context, params),
-    deposit: (params) => deposit(context, params),
-    depositAndWait: (params) => depositAndWait(context, params),
-    withdraw: (params) => withdraw(context, params),
-    withdrawAndWait: (params) => withdrawAndWait(context, params),
-    depositIdle: (params) => depositIdle(context, params),
-    previewDepositIdle: (params) => previewDepositIdle(context, params),
-    attachToResourceServer: (resourceServer, options) =>
-      attachToResourceServer(context, resourceServer, options),
-    attachTo: (client, options) => attachTo(context, client, options),
-    getPaymentAuthorizationState: (params) => getPaymentAuthorizationState(context, params),
-    findPaymentSettlement: (params) => findPaymentSettlement(context, params),
-  }
+  const actions = Object.fromEntries(
+    Object.entries(clientActions).map(([name, action]) => [
+      name,
+      (...args: unknown[]) => (action as (...all: unknown[]) => unknown)(context, ...args),
+    ]),
+  ) as VaultActions
   const client = {
     ...context,
     ...actions,

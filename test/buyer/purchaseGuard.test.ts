@@ -2,7 +2,7 @@
  * The buyer's same-purchase guard and its errors, without a chain: what each answer of a paid request
  * tells of its payment (through x402's own client, as its fetch wrapper calls it), the authorization a
  * real x402 payment carries, and how `findVaultError` finds the vault's error in what x402's fetch
- * wrapper throws. The devnet tests (`attachTo.devnet.test.ts`) run the guard against real sellers.
+ * wrapper throws. The devnet tests (`attachToClient.devnet.test.ts`) run the guard against real sellers.
  */
 import { x402Client, x402HTTPClient } from '@x402/core/client'
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
@@ -165,7 +165,7 @@ describe('findVaultError', () => {
     })
     const vault = createVaultClient({ publicClient, walletClient, chain: 'base' })
     const client = x402Buyer()
-    const buyer = vault.attachTo(client, { maxPerPayment: '0.25', onOverCap: 'block' })
+    const buyer = vault.attachToClient(client, { maxPerPayment: '0.25', onOverCap: 'block' })
     // A seller that asks 0.5 USDC for everything: the policy refuses it before any RPC call.
     const seller = (async () =>
       new Response('{}', {

@@ -2,6 +2,7 @@ import { execFile, execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { cliBin, runCli } from '../../harness/runCli.js'
+import { cliCommands } from '../../src/cli/commands.js'
 import { connectMcp } from '../support/mcp.js'
 
 const hasUtilLinuxScript = (() => {
@@ -24,7 +25,8 @@ function runOnTerminal(command: string): Promise<{ code: number | null; output: 
   })
 }
 
-const commands = ['devnet', 'mcp', 'sweep', 'status'] as const
+/** Every command of the table the CLI dispatches from: each has its help. */
+const commands = cliCommands.map((command) => command.name)
 
 describe('x402-vault: help and usage errors', () => {
   it('--help lists every command on stdout, exit 0', async () => {

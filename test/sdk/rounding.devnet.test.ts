@@ -2,7 +2,7 @@
  * The rounding bounds docs/sdk.md#rounding states, on the devnet: its router reproduces the live one to
  * the wei, and its Aave and Morpho stand-ins round the vault's balances as lending venues do. Deposits,
  * round trips and withdrawals by amount over many amounts, yields (prices per share from 1 to about
- * 1.2) and both venues, with the fee; and a buyer's recall through `attachTo` and a real x402 payment.
+ * 1.2) and both venues, with the fee; and a buyer's recall through `attachToClient` and a real x402 payment.
  *
  * The block clock is held still (`anvil_setBlockTimestampInterval(0)`) where a test checks a rounding
  * bound, so that no interest accrues between a read and the next block. One test lets 10 minutes pass
@@ -301,7 +301,7 @@ describe('rounding on the devnet (docs/sdk.md#rounding)', () => {
   })
 })
 
-describe("a buyer's recall (attachTo) after yield", () => {
+describe("a buyer's recall (attachToClient) after yield", () => {
   const cleanups: (() => Promise<void>)[] = []
   afterAll(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
@@ -335,7 +335,9 @@ describe("a buyer's recall (attachTo) after yield", () => {
     ] as const) {
       await devnet.advanceYield(days * day)
       const { client, pay, url } = await shop(price)
-      const attachment = buyerVault.attachTo(client, { onRecall: (recall) => recalls.push(recall) })
+      const attachment = buyerVault.attachToClient(client, {
+        onRecall: (recall) => recalls.push(recall),
+      })
       cleanups.push(async () => attachment.detach())
       await holdClock()
       for (let payment = 0; payment < 2; payment++) {

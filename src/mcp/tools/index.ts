@@ -6,7 +6,11 @@ import { vaultPlanDeposit } from './vaultPlanDeposit.js'
 import { vaultPlanWithdraw } from './vaultPlanWithdraw.js'
 import { vaultStatus } from './vaultStatus.js'
 
-/** The six tools, in the order `tools/list` shows them: three reads, then three plans. */
+/**
+ * The registry of the server's tools, in the order `tools/list` shows them: the reads, then the
+ * plans. A new tool is one file in this folder and one line here; test/howToAdd.test.ts names the
+ * other parts it needs (its docs row, its tests, its bench row, the bundle's manifest).
+ */
 export const vaultTools: readonly AnyVaultTool[] = [
   vaultStatus,
   vaultCheckYield,

@@ -4,7 +4,7 @@ import { formatUsdc } from '../money.js'
 import { PaymentPolicyError } from './buyerErrors.js'
 import type { BuyerPayment } from './buyerPayment.js'
 
-/** The policy options of `attachTo`, as given: amounts as bigint base units or decimal USDC strings. */
+/** The policy options of `attachToClient`, as given: amounts as bigint base units or decimal USDC strings. */
 export type BuyerPolicyOptions = {
   /** Recall for no payment above this. Default: no cap. */
   maxPerPayment?: bigint | string | undefined

@@ -27,7 +27,7 @@ export function rememberThrown(error: VaultError): void {
  * The `VaultError` behind an error: the error itself, one in its `cause` chain, or, for the plain
  * `Error` that x402's fetch wrapper throws in place of the buyer's error (`@x402/fetch` rethrows
  * whatever a payment hook threw as `new Error('Failed to create payment payload: ' + message)`, with no
- * `cause`), the error `vault.attachTo` threw with that message. Tells `PaymentPolicyError`,
+ * `cause`), the error `vault.attachToClient` threw with that message. Tells `PaymentPolicyError`,
  * `PaymentFundingError` and `PaymentOutcomeError` apart, with their `code` and `details`, whichever
  * x402 transport carried them.
  *

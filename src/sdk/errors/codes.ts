@@ -94,7 +94,7 @@ export const vaultErrorCodes = [
   'SETTLEMENT_CLAIM_MISMATCH',
   'LATE_SETTLEMENT',
   'PERMIT2_ALLOWANCE_REQUIRED',
-  // the buyer side (vault.attachTo)
+  // the buyer side (vault.attachToClient)
   'PAYMENT_OVER_CAP',
   'BUYER_FUNDS_SHORT',
   'VAULT_CANNOT_DELIVER',

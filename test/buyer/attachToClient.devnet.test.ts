@@ -1,7 +1,7 @@
 /**
  * The buyer side end to end on the devnet, on both chains: an agent whose USDC is in the vault pays a
  * real Express merchant (this package's paywall and sweeper, the devnet's HTTP facilitator) through x402's
- * fetch wrapper, and `vault.attachTo` recalls what each payment lacks just before x402 signs it. On Base
+ * fetch wrapper, and `vault.attachToClient` recalls what each payment lacks just before x402 signs it. On Base
  * the buyer pays with EIP-3009; on Base Sepolia through Permit2, having opted in to the vault's USDC in
  * x402's spend controls (`allowedAssets`) and approved Permit2 once (so that concurrent payments do not
  * share the token's permit nonce). The buyer's vault client talks to the chain through a proxy that
@@ -23,7 +23,7 @@ import {
 } from '../../harness/merchantApps.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
-  type AttachToOptions,
+  type AttachToClientOptions,
   type BuyerProblem,
   createVaultClient,
   findVaultError,
@@ -155,10 +155,13 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
   }
 
   /** Attaches the buyer's vault to an x402 client, recording what it reports. */
-  function attach(client: Parameters<VaultClient['attachTo']>[0], options: AttachToOptions = {}) {
+  function attach(
+    client: Parameters<VaultClient['attachToClient']>[0],
+    options: AttachToClientOptions = {},
+  ) {
     const recalls: Recall[] = []
     const problems: BuyerProblem[] = []
-    const attachment = buyerVault.attachTo(client, {
+    const attachment = buyerVault.attachToClient(client, {
       onRecall: (recall) => recalls.push(recall),
       onNonFatalError: (problem) => problems.push(problem),
       ...options,
@@ -498,9 +501,9 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
 
   /**
    * The buyer's balance reads (`eth_call`s through its RPC proxy) that went out while each payment
-   * waited in `attachTo`'s hook: from a hook registered before attachTo's to one after it.
+   * waited in `attachToClient`'s hook: from a hook registered before attachToClient's to one after it.
    */
-  function readsWhileWaiting(client: Parameters<VaultClient['attachTo']>[0]) {
+  function readsWhileWaiting(client: Parameters<VaultClient['attachToClient']>[0]) {
     const sent: number[] = []
     buyerRpc.setInterceptor((calls) => {
       if (calls.some((call) => call.method === 'eth_call')) sent.push(performance.now())

@@ -65,7 +65,7 @@ export type BuyerProblem = {
   willRetry: boolean
 }
 
-export type AttachToOptions = BuyerPolicyOptions & {
+export type AttachToClientOptions = BuyerPolicyOptions & {
   /** USDC kept liquid in the wallet beyond the payments: a recall tops it up too. Default 0. */
   reserve?: bigint | string | undefined
   /**
@@ -171,7 +171,7 @@ export type BuyerAttachment = {
  *   `ACCOUNT_REQUIRED` when the client cannot send.
  * @example
  * const client = new x402Client().register('eip155:8453', new ExactEvmScheme(account))
- * const buyer = vault.attachTo(client, {
+ * const buyer = vault.attachToClient(client, {
  *   maxPerPayment: '2',
  *   maxPerWindow: '50',
  *   onRecall: ({ amount, fee, txHash }) => console.log(`recalled ${formatUsdc(amount)} USDC (fee ${formatUsdc(fee)}): ${txHash}`),
@@ -179,10 +179,10 @@ export type BuyerAttachment = {
  * const pay = wrapFetchWithPayment(fetch, client)
  * await pay('https://api.example.com/paid')
  */
-export function attachTo(
+export function attachToClient(
   ctx: VaultContext,
   client: PaymentHookTarget,
-  options: AttachToOptions = {},
+  options: AttachToClientOptions = {},
 ): BuyerAttachment {
   for (const hook of ['onBeforePaymentCreation', 'onPaymentCreationFailure'] as const) {
     if (typeof client?.[hook] !== 'function') {
@@ -410,3 +410,17 @@ export function attachTo(
     }),
   }
 }
+
+/**
+ * The former name of {@link attachToClient}, the same function, kept for this beta.
+ *
+ * @deprecated Use `attachToClient`: the buyer's mirror of the seller's `attachToResourceServer`.
+ */
+export const attachTo: typeof attachToClient = attachToClient
+
+/**
+ * The former name of {@link AttachToClientOptions}, kept for this beta.
+ *
+ * @deprecated Use `AttachToClientOptions`.
+ */
+export type AttachToOptions = AttachToClientOptions
