@@ -161,8 +161,9 @@ export function createMcpHttpHandler(
     if (inFlight === 0) for (const resolve of idle.splice(0)) resolve()
   }
 
-  // What a request must pass before it takes a slot, in order; each is its own file in http/. The
-  // first refusal answers it. (Issue #34's public mode and OAuth would each be one more check here.)
+  // What a request must pass before it takes a slot, in order; each is its own file in http/, and the
+  // first refusal answers it. Another rule is one more entry: OAuth's would stand where bearerToken
+  // does, and a CORS preflight (an early answer to an allowed origin's OPTIONS) before postOnly.
   const beforeSlot: HttpCheck[] = [
     hostAllowed([
       ...(options.allowedHosts ?? defaults.allowedHosts),
