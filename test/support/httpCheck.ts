@@ -33,11 +33,11 @@ export async function sent(
 ): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   if (refusal === undefined) throw new Error('the check passed the request: no refusal to send')
   const response = refusalResponse(refusal)
-  return {
-    status: response.status,
-    headers: Object.fromEntries(response.headers),
-    body: await response.text(),
-  }
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  return { status: response.status, headers, body: await response.text() }
 }
 
 /**

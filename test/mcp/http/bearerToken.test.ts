@@ -12,7 +12,7 @@ it('passes the token after Bearer, whatever the scheme’s case and the spaces a
 })
 
 it('refuses no header, a wrong, longer or shorter token, the bare token and another scheme: 401 with WWW-Authenticate, never echoing the token', async () => {
-  for (const headers of [
+  for (const headers of <Record<string, string>[]>[
     {},
     { authorization: 'Bearer wrong' },
     { authorization: `Bearer ${token}x` },

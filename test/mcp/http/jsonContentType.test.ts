@@ -13,7 +13,7 @@ it('passes application/json in any case, with parameters', () => {
 })
 
 it('refuses another type or none: 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-  for (const headers of [
+  for (const headers of <Record<string, string>[]>[
     {},
     { 'content-type': 'application/x-www-form-urlencoded' },
     { 'content-type': 'text/plain' },
