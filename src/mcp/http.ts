@@ -1,20 +1,43 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import {
   createMcpHandler,
   isLegacyRequest,
   type JSONRPCMessage,
   type RequestId,
-  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import type { McpConfig } from './config.js'
-import { isLoopbackHost } from './httpConfig.js'
-import { isPlainObject } from './isPlainObject.js'
-import { checkJsonRpcMessage, isEmptyParams, isRequestId } from './jsonRpcCheck.js'
+import { acceptsJson } from './http/acceptsJson.js'
+import { bearerToken } from './http/bearerToken.js'
+import { bodyWithinLimit } from './http/bodyWithinLimit.js'
+import {
+  firstRefusal,
+  type HttpCheck,
+  type HttpRefusal,
+  type HttpRequestFacts,
+  refusalResponse,
+  refuse,
+} from './http/check.js'
+import { hostAllowed } from './http/hostAllowed.js'
+import { jsonContentType } from './http/jsonContentType.js'
+import { isPlainToolsList, listingAnswer } from './http/listing.js'
+import { readNodeBody, toWebRequest, writeResponse } from './http/node.js'
+import { originAllowed } from './http/originAllowed.js'
+import { parseJsonBody } from './http/parseJsonBody.js'
+import { postOnly } from './http/postOnly.js'
+import { readBody } from './http/readBody.js'
+import { describeMessage, type RequestLog, requestLogLine } from './http/requestLog.js'
+import { requestStopped } from './http/requestStopped.js'
+import { serveSingleRequest } from './http/serveSingleRequest.js'
+import { isEventStream, trackBody, untilFirstEvent } from './http/streams.js'
+import { validJsonRpc } from './http/validJsonRpc.js'
+import { withinCapacity } from './http/withinCapacity.js'
+import { withinRateLimit } from './http/withinRateLimit.js'
 import { createLogger, type McpLogger } from './logger.js'
 import { createVaultMcp } from './server.js'
 import { createSharedLegacyServer } from './sharedLegacyServer.js'
 import { type AnyVaultTool, guardToolCall } from './tool.js'
+
+export { listenHosts } from './http/listenHosts.js'
 
 /** What {@link createMcpHttpHandler} takes besides the server's configuration. */
 export type McpHttpHandlerOptions = {
@@ -51,7 +74,7 @@ export type McpHttpHandlerOptions = {
    * the RPC URL.
    */
   logRequest?: ((line: string) => void) | undefined
-  /** The tools to serve, in listing order. Default: all six of {@link vaultTools}. */
+  /** The tools to serve, in listing order. Default: every one of {@link vaultTools}. */
   tools?: readonly AnyVaultTool[] | undefined
 }
 
@@ -89,14 +112,15 @@ const defaults = {
   requestTimeoutMs: 30_000,
   maxConcurrent: 128,
   rateLimitPerMinute: 600,
+  allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
 }
 
 /**
- * Creates the x402-vault MCP server as a stateless Streamable HTTP request handler: the same six tools
- * as over stdio, for clients that speak the 2025-era protocol (`initialize`) or the 2026-07-28
- * revision. The vault connection and the tool listing are built once. A 2025-era call (`tools/call`,
- * `tools/list`, `ping`) goes to one long-lived server; `initialize`, a 2026-07-28 request and
- * anything unusual get a new `McpServer` and the SDK's single-request transport.
+ * Creates the x402-vault MCP server as a stateless Streamable HTTP request handler: the same tools
+ * ({@link vaultTools}) as over stdio, for clients that speak the 2025-era protocol (`initialize`) or
+ * the 2026-07-28 revision. The vault connection and the tool listing are built once. A 2025-era call
+ * (`tools/call`, `tools/list`, `ping`) goes to one long-lived server; `initialize`, a 2026-07-28
+ * request and anything unusual get a new `McpServer` and the SDK's single-request transport.
  *
  * In front of the MCP SDK it checks, in order: `Host` and `Origin` (403), the client's rate (429),
  * the bearer token (401 with `WWW-Authenticate: Bearer`), the method (405), the number of requests in
@@ -122,19 +146,37 @@ export function createMcpHttpHandler(
   const vault = createVaultMcp(config, { logger, tools: options.tools })
   const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
   const timeoutMs = options.requestTimeoutMs ?? defaults.requestTimeoutMs
-  const maxConcurrent = options.maxConcurrent ?? defaults.maxConcurrent
   const allowedOrigins = new Set(options.allowedOrigins ?? [])
-  const hostCheck = hostMatcher([
-    ...(options.allowedHosts ?? ['localhost', '127.0.0.1', '[::1]']),
-    ...[...allowedOrigins].map((origin) => new URL(origin).host),
-  ])
-  const tokenDigest = options.token === undefined ? undefined : digest(options.token)
-  const limiter = rateLimiter(options.rateLimitPerMinute ?? defaults.rateLimitPerMinute)
   const logRequest =
     options.logRequest ??
     (config.logLevel === 'warn' || config.logLevel === 'error'
       ? () => {}
       : (line: string) => process.stderr.write(line))
+
+  let inFlight = 0
+  let closed = false
+  let idle: (() => void)[] = []
+  const finished = () => {
+    inFlight -= 1
+    if (inFlight === 0) for (const resolve of idle.splice(0)) resolve()
+  }
+
+  // What a request must pass before it takes a slot, in order; each is its own file in http/, and the
+  // first refusal answers it. Another rule is one more entry: OAuth's would stand where bearerToken
+  // does, and a CORS preflight (an early answer to an allowed origin's OPTIONS) before postOnly.
+  const beforeSlot: HttpCheck[] = [
+    hostAllowed([
+      ...(options.allowedHosts ?? defaults.allowedHosts),
+      ...[...allowedOrigins].map((origin) => new URL(origin).host),
+    ]),
+    originAllowed(allowedOrigins),
+    withinRateLimit(options.rateLimitPerMinute ?? defaults.rateLimitPerMinute),
+    bearerToken(options.token),
+    postOnly,
+    withinCapacity(options.maxConcurrent ?? defaults.maxConcurrent, () => ({ inFlight, closed })),
+  ]
+  // Then, holding a slot, before the body is read.
+  const beforeBody: HttpCheck[] = [jsonContentType, acceptsJson]
 
   // The refusals guardToolCall kept, by the request the SDK hands to the server factory.
   const refusals = new WeakMap<Request, Map<RequestId, string>>()
@@ -161,46 +203,6 @@ export function createMcpHttpHandler(
   let listing: Buffer | undefined
 
   /**
-   * A 2025-era request that the shared server does not take (`initialize`, a notification, one with
-   * `_meta` or odd headers), stateless: a new server instance over the shared parts, answered with one
-   * JSON body (the protocol lets a server answer a POST with JSON or an event stream; this server
-   * sends nothing before a result, so a stream would only frame that one message).
-   */
-  async function serveLegacy(
-    request: Request,
-    message: unknown,
-    refused: Map<RequestId, string>,
-    signal: AbortSignal,
-  ): Promise<Response> {
-    const server = vault.newServer({ refused })
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    })
-    transport.onerror = (error) => logger.debug(`MCP: ${error.message}`)
-    const teardown = () => {
-      transport.close().catch(() => {})
-      server.close().catch(() => {})
-    }
-    signal.addEventListener('abort', teardown, { once: true })
-    await server.connect(transport)
-    try {
-      return await transport.handleRequest(request, { parsedBody: message })
-    } finally {
-      signal.removeEventListener('abort', teardown)
-      teardown()
-    }
-  }
-
-  let inFlight = 0
-  let closed = false
-  let idle: (() => void)[] = []
-  const finished = () => {
-    inFlight -= 1
-    if (inFlight === 0) for (const resolve of idle.splice(0)) resolve()
-  }
-
-  /**
    * One request. `readRequestBody` reads the body once the request has passed the checks before it:
    * the Node adapter reads its stream straight, without a Web stream in between.
    */
@@ -209,22 +211,21 @@ export function createMcpHttpHandler(
     info: McpHttpRequestInfo,
     readRequestBody: () => Promise<string | undefined>,
   ): Promise<Response> {
+    const facts: HttpRequestFacts = {
+      method: request.method,
+      headers: request.headers,
+      client: info.client ?? 'unknown',
+    }
     const started = performance.now()
-    const client = info.client ?? 'unknown'
     const entry: RequestLog = { method: undefined, tool: undefined }
     const done = (response: Response): Response => {
       const write = () =>
         logRequest(
-          `${JSON.stringify({
-            time: new Date().toISOString(),
-            http: request.method,
-            method: entry.method ?? null,
-            tool: entry.tool ?? null,
-            status: response.status,
-            durationMs: Math.round((performance.now() - started) * 10) / 10,
-            client,
-            ...(entry.refusal ? { refusal: entry.refusal } : {}),
-          })}\n`,
+          requestLogLine(
+            { http: facts.method, client: facts.client, started },
+            entry,
+            response.status,
+          ),
         )
       if (!entry.counted) {
         write()
@@ -244,142 +245,42 @@ export function createMcpHttpHandler(
         finished()
       })
     }
-    const refuse = (status: number, refusal: string, message: string, headers = {}) => {
-      entry.refusal = refusal
-      return done(jsonRpcError(status, message, refusal, entry.id, headers))
-    }
 
-    const host = request.headers.get('host')
-    if (!hostCheck(host)) {
-      return refuse(
-        403,
-        'HOST_NOT_ALLOWED',
-        `Host ${JSON.stringify((host ?? '').slice(0, 100))} is not an address this server answers for (a guard against DNS rebinding). Call it by the address it listens on, or add the origin you serve it under to VAULT_MCP_ALLOWED_ORIGINS.`,
-      )
-    }
-    const origin = request.headers.get('origin')
-    if (origin !== null && !allowedOrigins.has(origin)) {
-      return refuse(
-        403,
-        'ORIGIN_NOT_ALLOWED',
-        `Origin ${JSON.stringify(origin.slice(0, 100))} may not call this server (a guard against DNS rebinding). To let a web app call it, add its origin to VAULT_MCP_ALLOWED_ORIGINS.`,
-      )
-    }
-    const wait = limiter(client)
-    if (wait > 0) {
-      const seconds = Math.ceil(wait / 1000)
-      return refuse(
-        429,
-        'RATE_LIMITED',
-        `Too many requests from this client: try again in ${seconds} s.`,
-        { 'retry-after': String(seconds) },
-      )
-    }
-    if (tokenDigest && !bearerMatches(request.headers.get('authorization'), tokenDigest)) {
-      return refuse(
-        401,
-        'UNAUTHORIZED',
-        'This server needs the header "Authorization: Bearer <token>" with the token it was started with (VAULT_MCP_HTTP_TOKEN).',
-        { 'www-authenticate': 'Bearer realm="x402-vault"' },
-      )
-    }
-    if (request.method !== 'POST') {
-      return refuse(
-        405,
-        'METHOD_NOT_ALLOWED',
-        `Method ${request.method} is not served: this stateless server answers POST only (no SSE stream to GET, no session to DELETE).`,
-        { allow: 'POST' },
-      )
-    }
-    if (closed || inFlight >= maxConcurrent) {
-      return refuse(
-        503,
-        closed ? 'SHUTTING_DOWN' : 'TOO_MANY_REQUESTS_IN_FLIGHT',
-        closed
-          ? 'The server is shutting down: try another replica or try again shortly.'
-          : `The server is serving ${maxConcurrent} requests already: try again in a second.`,
-        { 'retry-after': '1' },
-      )
-    }
+    const refusal = firstRefusal(beforeSlot, facts)
+    if (refusal !== undefined) return done(answerRefusal(refusal, entry))
     inFlight += 1
     entry.counted = true
     try {
-      return done(await serve(request, entry, readRequestBody))
+      return done(await serve(request, facts, entry, readRequestBody))
     } catch (error) {
       logger.error(`HTTP request failed: ${error instanceof Error ? error.message : error}`)
-      entry.refusal = 'INTERNAL_ERROR'
-      return done(jsonRpcError(500, 'The server hit an unexpected error.', 'INTERNAL_ERROR'))
+      return done(
+        answerRefusal(refuse(500, 'INTERNAL_ERROR', 'The server hit an unexpected error.'), entry),
+      )
     }
   }
 
+  /** A request holding a slot: the rest of the checks, then one of the ways of serving it. */
   async function serve(
     request: Request,
+    facts: HttpRequestFacts,
     entry: RequestLog,
     readRequestBody: () => Promise<string | undefined>,
   ): Promise<Response> {
-    if (!isJsonContentType(request.headers.get('content-type'))) {
-      entry.refusal = 'UNSUPPORTED_MEDIA_TYPE'
-      return jsonRpcError(
-        415,
-        'Content-Type must be application/json: the body is one JSON-RPC message.',
-        entry.refusal,
-      )
-    }
-    if (!acceptsJson(request.headers.get('accept'))) {
-      entry.refusal = 'NOT_ACCEPTABLE'
-      return jsonRpcError(
-        406,
-        'This server answers with JSON: Accept must allow application/json (as application/json, application/* or */*), or be left out.',
-        entry.refusal,
-      )
-    }
-    const body = await readRequestBody()
-    if (request.signal.aborted) {
-      entry.refusal = 'CLIENT_CLOSED'
-      return new Response(null, { status: 499 })
-    }
-    if (body === undefined) {
-      entry.refusal = 'BODY_TOO_LARGE'
-      return jsonRpcError(
-        413,
-        `The request body is larger than ${maxBodyBytes} bytes, the most this server reads.`,
-        entry.refusal,
-      )
-    }
-    let message: unknown
-    try {
-      message = JSON.parse(body)
-    } catch {
-      entry.refusal = 'PARSE_ERROR'
-      return jsonRpcError(
-        400,
-        'Parse error: the body is not valid JSON.',
-        entry.refusal,
-        null,
-        {},
-        -32700,
-      )
-    }
-    describe(message, entry)
+    const refusal = firstRefusal(beforeBody, facts)
+    if (refusal !== undefined) return answerRefusal(refusal, entry)
+    const read = bodyWithinLimit(await readRequestBody(), request.signal.aborted, maxBodyBytes)
+    if (read.refusal !== undefined) return answerRefusal(read.refusal, entry)
+    const parsed = parseJsonBody(read.body)
+    if (parsed.refusal !== undefined) return answerRefusal(parsed.refusal, entry)
+    const { message } = parsed
+    describeMessage(message, entry)
+    // Served from the listing kept: no MCP server, no timer.
     if (listing !== undefined && isPlainToolsList(message) && shared.takes(request, message)) {
-      // Bytes, not a string: a string body is checked character by character for lone surrogates,
-      // which for the listing cost more than the rest of the request.
-      const answer = Buffer.concat([
-        Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":`),
-        listing,
-        Buffer.from('}'),
-      ])
-      return new Response(answer, { status: 200, headers: { 'content-type': 'application/json' } })
+      return listingAnswer(message.id, listing)
     }
-    const invalid = checkJsonRpcMessage(message)
-    if (invalid !== undefined) {
-      // Over HTTP even a notification gets its refusal, as a 400 (the MCP transport allows it).
-      entry.refusal = 'INVALID_MESSAGE'
-      return new Response(JSON.stringify(invalid.refusal), {
-        status: 400,
-        headers: { 'content-type': 'application/json' },
-      })
-    }
+    const invalid = validJsonRpc(message)
+    if (invalid !== undefined) return answerRefusal(invalid, entry)
 
     const controller = new AbortController()
     const abort = () => controller.abort()
@@ -391,25 +292,16 @@ export function createMcpHttpHandler(
         guardToolCall(one as JSONRPCMessage, vault.tools, refused)
       }
     }
-    const timedOut = new Promise<Response>((resolve) => {
+    const stopped = new Promise<Response>((resolve) => {
       controller.signal.addEventListener('abort', () => {
-        entry.refusal = request.signal.aborted ? 'CLIENT_CLOSED' : 'TIMEOUT'
-        resolve(
-          request.signal.aborted
-            ? new Response(null, { status: 499 })
-            : jsonRpcError(
-                504,
-                `The request took longer than ${timeoutMs / 1000} s and was stopped; try again.`,
-                'TIMEOUT',
-                entry.id,
-              ),
-        )
+        resolve(answerRefusal(requestStopped(request.signal.aborted, timeoutMs, entry.id), entry))
       })
     })
     entry.cleanup = () => {
       clearTimeout(timer)
       request.signal.removeEventListener('abort', abort)
     }
+    // A 2025-era call: on the shared server, which also fills the listing kept.
     if (shared.takes(request, message)) {
       const answered = shared
         .answer(request, message, refused.get(message.id), controller.signal)
@@ -420,7 +312,7 @@ export function createMcpHttpHandler(
           }
           return response
         })
-      return Promise.race([answered, timedOut])
+      return Promise.race([answered, stopped])
     }
     // The SDK gets the parsed body, so the request it sees carries none.
     const forwarded = new Request(request.url, {
@@ -429,15 +321,16 @@ export function createMcpHttpHandler(
       signal: controller.signal,
     })
     if (refused.size > 0) refusals.set(forwarded, refused)
+    // Any other 2025-era request on a server of its own; a 2026-07-28 one through the SDK's handler.
     // A modern answer may still be an event stream, opened before the tool has run. The server sends
     // nothing before the result (no progress), so hold the headers until the first event: then a
     // timeout or a client that hangs up is still a status (504, 499), not a cut stream.
     const answered = (
       (await isLegacyRequest(forwarded, message))
-        ? serveLegacy(forwarded, message, refused, controller.signal)
+        ? serveSingleRequest({ vault, logger }, forwarded, message, refused, controller.signal)
         : modern.fetch(forwarded, { parsedBody: message })
     ).then((response) => untilFirstEvent(response, controller.signal))
-    return Promise.race([answered, timedOut])
+    return Promise.race([answered, stopped])
   }
 
   return {
@@ -475,142 +368,10 @@ export function createMcpHttpHandler(
   }
 }
 
-type RequestLog = {
-  method: string | undefined
-  tool: string | undefined
-  id?: RequestId | null | undefined
-  refusal?: string | undefined
-  counted?: boolean | undefined
-  cleanup?: (() => void) | undefined
-}
-
-/** The JSON-RPC method, the tool called and the request id, for the log and error bodies. */
-function describe(message: unknown, entry: RequestLog): void {
-  const first = Array.isArray(message) ? message[0] : message
-  if (typeof first !== 'object' || first === null) return
-  const { method, id, params } = first as { method?: unknown; id?: unknown; params?: unknown }
-  if (typeof method === 'string') entry.method = method.slice(0, 64)
-  if (typeof id === 'string' || typeof id === 'number') entry.id = id
-  const name = (params as { name?: unknown } | undefined)?.name
-  if (entry.method === 'tools/call' && typeof name === 'string') entry.tool = name.slice(0, 64)
-}
-
-function jsonRpcError(
-  status: number,
-  message: string,
-  reason: string,
-  id: RequestId | null | undefined = null,
-  headers: Record<string, string> = {},
-  code = -32000,
-): Response {
-  return new Response(
-    JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message, data: { reason } } }),
-    { status, headers: { 'content-type': 'application/json', ...headers } },
-  )
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest()
-}
-
-/** Compares digests, so that neither the token's length nor its content shows in the time taken. */
-function bearerMatches(header: string | null, tokenDigest: Buffer): boolean {
-  const match = /^Bearer +(\S+) *$/i.exec(header ?? '')
-  return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), tokenDigest)
-}
-
-function hostMatcher(allowed: readonly string[]): (host: string | null) => boolean {
-  const anyPort = new Set<string>()
-  const exact = new Set<string>()
-  for (const entry of allowed) {
-    const parsed = parseHost(entry)
-    if (!parsed) continue
-    if (parsed.port) exact.add(`${parsed.hostname}:${parsed.port}`)
-    else anyPort.add(parsed.hostname)
-  }
-  return (host) => {
-    const parsed = host ? parseHost(host) : undefined
-    if (!parsed) return false
-    return anyPort.has(parsed.hostname) || exact.has(`${parsed.hostname}:${parsed.port}`)
-  }
-}
-
-function parseHost(host: string): { hostname: string; port: string } | undefined {
-  if (/[/@?#\\\s]/.test(host)) return undefined
-  try {
-    const url = new URL(`http://${host}`)
-    return { hostname: url.hostname, port: url.port }
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * The host names a server listening on `host:port` answers for: the address itself, and for a
- * loopback listener the other loopback names.
- *
- * @param host - The listen address.
- * @param port - The port bound.
- * @param interfaceAddresses - For a wildcard listener (`0.0.0.0`, `::`), the machine's addresses.
- * @returns `host:port` entries for `allowedHosts`.
- * @example
- * listenHosts('127.0.0.1', 8402, []) // ['127.0.0.1:8402', 'localhost:8402', '[::1]:8402']
- */
-export function listenHosts(
-  host: string,
-  port: number,
-  interfaceAddresses: readonly string[],
-): string[] {
-  const bracket = (address: string) => (address.includes(':') ? `[${address}]` : address)
-  const names = isLoopbackHost(host)
-    ? [host, 'localhost', '127.0.0.1', '::1']
-    : host === '0.0.0.0' || host === '::'
-      ? ['localhost', '127.0.0.1', '::1', ...interfaceAddresses]
-      : [host]
-  return [...new Set(names.map((name) => `${bracket(name.replace(/^\[|\]$/g, ''))}:${port}`))]
-}
-
-function rateLimiter(perMinute: number): (client: string) => number {
-  const perMs = perMinute / 60_000
-  const buckets = new Map<string, { tokens: number; at: number }>()
-  return (client) => {
-    const now = performance.now()
-    let bucket = buckets.get(client)
-    if (!bucket) {
-      // Forget clients whose bucket has refilled, so that the map cannot grow without bound.
-      if (buckets.size >= 10_000) {
-        for (const [key, old] of buckets) {
-          if (old.tokens + (now - old.at) * perMs >= perMinute) buckets.delete(key)
-        }
-      }
-      bucket = { tokens: perMinute, at: now }
-      buckets.set(client, bucket)
-    }
-    bucket.tokens = Math.min(perMinute, bucket.tokens + (now - bucket.at) * perMs)
-    bucket.at = now
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1
-      return 0
-    }
-    return (1 - bucket.tokens) / perMs
-  }
-}
-
-function isJsonContentType(value: string | null): boolean {
-  return value?.split(';')[0]?.trim().toLowerCase() === 'application/json'
-}
-
-/**
- * An `Accept` that allows JSON (or says nothing), the one form this server answers in: every answer
- * is a single JSON body, since no tool sends anything before its result.
- */
-function acceptsJson(accept: string | null): boolean {
-  if (accept === null || accept.trim() === '') return true
-  return accept.split(',').some((part) => {
-    const [type = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase())
-    const refused = parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter))
-    return !refused && ['application/json', 'application/*', '*/*'].includes(type)
-  })
+/** A refusal as the answer, noted in the request's log line. */
+function answerRefusal(refusal: HttpRefusal, entry: RequestLog): Response {
+  entry.refusal = refusal.reason
+  return refusalResponse(refusal)
 }
 
 /**
@@ -622,190 +383,4 @@ function headersForSdk(headers: Headers): Headers {
   const copy = new Headers(headers)
   copy.set('accept', 'application/json, text/event-stream')
   return copy
-}
-
-/** The body as text, or `undefined` once it passes `limit` bytes (it is not read further). */
-async function readBody(request: Request, limit: number): Promise<string | undefined> {
-  const length = Number(request.headers.get('content-length') ?? 0)
-  if (length > limit) return undefined
-  if (!request.body) return ''
-  const chunks: Uint8Array[] = []
-  let size = 0
-  const reader = request.body.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      await reader.cancel().catch(() => {})
-      return undefined
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-/**
- * For an event stream, resolves once its first event with data (the result, for this server) has come,
- * with a response that replays what was read; a JSON response as it is.
- */
-async function untilFirstEvent(response: Response, signal: AbortSignal): Promise<Response> {
-  if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
-    return response
-  }
-  const reader = response.body.getReader()
-  const read: Uint8Array[] = []
-  const decoder = new TextDecoder()
-  let text = ''
-  signal.addEventListener('abort', () => reader.cancel().catch(() => {}), { once: true })
-  // A stream the SDK stopped (the request aborted) reads as ended.
-  const next = () =>
-    reader
-      .read()
-      .catch((): ReadableStreamReadResult<Uint8Array> => ({ done: true, value: undefined }))
-  for (;;) {
-    const { done, value } = await next()
-    if (done || signal.aborted) break
-    read.push(value)
-    text += decoder.decode(value, { stream: true })
-    if (/(^|\n)data:[^\n]*\n(.*\n)*?\r?\n/.test(text)) break
-  }
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of read) controller.enqueue(chunk)
-    },
-    async pull(controller) {
-      const { done, value } = await next()
-      if (done) controller.close()
-      else controller.enqueue(value)
-    },
-    cancel(reason) {
-      return reader.cancel(reason)
-    },
-  })
-  return new Response(body, { status: response.status, headers: response.headers })
-}
-
-/** `tools/list` with no parameters (no cursor, no `_meta`): a request whose answer never changes. */
-function isPlainToolsList(message: unknown): message is { id: RequestId } {
-  if (!isPlainObject(message)) return false
-  const { jsonrpc, method, id, params } = message
-  return (
-    jsonrpc === '2.0' &&
-    method === 'tools/list' &&
-    isRequestId(id) &&
-    isEmptyParams(params) &&
-    Object.keys(message).length === (params === undefined ? 3 : 4)
-  )
-}
-
-function isEventStream(response: Response): boolean {
-  return response.headers.get('content-type')?.startsWith('text/event-stream') ?? false
-}
-
-/** Calls `onEnd` once the response's body has been read to its end or cancelled. */
-function trackBody(response: Response, onEnd: () => void): Response {
-  let ended = false
-  const end = () => {
-    if (ended) return
-    ended = true
-    onEnd()
-  }
-  if (!response.body) {
-    end()
-    return response
-  }
-  const reader = response.body.getReader()
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read()
-        if (done) {
-          controller.close()
-          end()
-        } else controller.enqueue(value)
-      } catch (error) {
-        end()
-        controller.error(error)
-      }
-    },
-    cancel(reason) {
-      end()
-      return reader.cancel(reason)
-    },
-  })
-  return new Response(body, { status: response.status, headers: response.headers })
-}
-
-/** The Web form of a Node request, without its body: {@link readNodeBody} reads that. */
-function toWebRequest(request: IncomingMessage, signal: AbortSignal): Request {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (Array.isArray(value)) for (const one of value) headers.append(name, one)
-    else if (value !== undefined) headers.set(name, value)
-  }
-  const url = `http://${request.headers.host ?? 'localhost'}${request.url ?? '/'}`
-  return new Request(url, { method: request.method ?? 'GET', headers, signal })
-}
-
-/** A Node request's body as text, or `undefined` once it passes `limit` bytes (the rest is discarded). */
-function readNodeBody(request: IncomingMessage, limit: number): Promise<string | undefined> {
-  // A body parser that ran before (express.json()) has read the stream: use what it parsed.
-  const parsed = (request as { body?: unknown }).body
-  if (request.readableEnded && parsed !== undefined) {
-    const text = JSON.stringify(parsed)
-    return Promise.resolve(Buffer.byteLength(text) > limit ? undefined : text)
-  }
-  if (Number(request.headers['content-length'] ?? 0) > limit) return Promise.resolve(undefined)
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength
-      if (size <= limit) chunks.push(chunk)
-      else {
-        request.off('data', onData)
-        request.resume()
-        resolve(undefined)
-      }
-    }
-    request.on('data', onData)
-    request.once('end', () =>
-      resolve(size > limit ? undefined : Buffer.concat(chunks).toString('utf8')),
-    )
-    // A client that hangs up mid-body: the caller sees its request aborted.
-    request.once('close', () => resolve(undefined))
-    request.once('error', () => resolve(undefined))
-  })
-}
-
-async function writeResponse(answer: Response, response: ServerResponse): Promise<void> {
-  const headers: Record<string, string> = {}
-  answer.headers.forEach((value, name) => {
-    headers[name] = value
-  })
-  response.writeHead(answer.status, headers)
-  if (!answer.body) {
-    response.end()
-    return
-  }
-  if (!isEventStream(answer)) {
-    // A JSON answer is whole: one write.
-    response.end(Buffer.from(await answer.arrayBuffer()))
-    return
-  }
-  const reader = answer.body.getReader()
-  response.once('close', () => {
-    reader.cancel().catch(() => {})
-  })
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      response.write(value)
-    }
-  } catch {
-    // The client went away or the stream was stopped: nothing more to write.
-  }
-  response.end()
 }
