@@ -173,10 +173,11 @@ export function createMcpHttpHandler(
     withinRateLimit(options.rateLimitPerMinute ?? defaults.rateLimitPerMinute),
     bearerToken(options.token),
     postOnly,
+    jsonContentType,
+    acceptsJson,
+    // Last: a request refused by its headers alone never waits for, nor takes, a slot.
     withinCapacity(options.maxConcurrent ?? defaults.maxConcurrent, () => ({ inFlight, closed })),
   ]
-  // Then, holding a slot, before the body is read.
-  const beforeBody: HttpCheck[] = [jsonContentType, acceptsJson]
 
   // The refusals guardToolCall kept, by the request the SDK hands to the server factory.
   const refusals = new WeakMap<Request, Map<RequestId, string>>()
@@ -251,7 +252,7 @@ export function createMcpHttpHandler(
     inFlight += 1
     entry.counted = true
     try {
-      return done(await serve(request, facts, entry, readRequestBody))
+      return done(await serve(request, entry, readRequestBody))
     } catch (error) {
       logger.error(`HTTP request failed: ${error instanceof Error ? error.message : error}`)
       return done(
@@ -263,12 +264,10 @@ export function createMcpHttpHandler(
   /** A request holding a slot: the rest of the checks, then one of the ways of serving it. */
   async function serve(
     request: Request,
-    facts: HttpRequestFacts,
     entry: RequestLog,
     readRequestBody: () => Promise<string | undefined>,
   ): Promise<Response> {
-    const refusal = firstRefusal(beforeBody, facts)
-    if (refusal !== undefined) return answerRefusal(refusal, entry)
+    // The body is read holding the slot: slow uploads count against the cap, so they cannot pile up.
     const read = bodyWithinLimit(await readRequestBody(), request.signal.aborted, maxBodyBytes)
     if (read.refusal !== undefined) return answerRefusal(read.refusal, entry)
     const parsed = parseJsonBody(read.body)

@@ -286,12 +286,19 @@ describe('limits', () => {
     const busy = await postMcp(limited.url, status, auth)
     expect(busy.status).toBe(503)
     expect(busy.headers.get('retry-after')).toBe('1')
+    // What the headers alone refuse needs no slot: it is refused for itself, not sent to wait.
+    const wrongType = await fetch(limited.url, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'text/plain', accept: 'application/json' },
+      body: JSON.stringify(status),
+    })
+    expect(wrongType.status).toBe(415)
     const timedOut = await slow
     expect(timedOut.status).toBe(504)
     const body = (await timedOut.json()) as { id: number; error: { data: { reason: string } } }
     expect(body).toMatchObject({ id: 3, error: { data: { reason: 'TIMEOUT' } } })
     proxy.setFault(undefined)
-    // Six requests a minute: two are spent; the rest run out, then 429 with Retry-After.
+    // Six requests a minute: three are spent; the rest run out, then 429 with Retry-After.
     let refused: Response | undefined
     for (let attempt = 0; attempt < 8 && !refused; attempt++) {
       const response = await fetch(`${limited.url}`, { method: 'GET', headers: auth })
