@@ -10,7 +10,7 @@ import type { CreatePaywallOptions } from '../../src/plugins/core.js'
 import { preparePaywall } from '../../src/plugins/core.js'
 import { createPaywall } from '../../src/plugins/hono.js'
 import { expectVaultError } from '../support/expectVaultError.js'
-import { stubFacilitator } from '../support/stubFacilitator.js'
+import { refusedUrl, stubFacilitator } from '../support/stubFacilitator.js'
 import { stubRoutes, stubSeller, useStubServer } from '../support/stubSeller.js'
 
 const seller = stubSeller('base-sepolia')
@@ -169,14 +169,15 @@ describe('a misconfigured paywall: a rejected promise with a clear error', () =>
   })
 
   it('a facilitator that is down: FACILITATOR_UNREACHABLE, without the URL’s key', async () => {
-    // Nothing listens on port 9 of the loopback: a real connection refused.
-    server.use(http.all('http://127.0.0.1:9/*', () => passthrough()))
+    // A real connection refused.
+    const down = await refusedUrl()
+    server.use(http.all(`${down}/*`, () => passthrough()))
     const error = await expectVaultError(
-      createPaywall({ ...options(), facilitator: { url: 'http://127.0.0.1:9/x402?key=secret' } }),
+      createPaywall({ ...options(), facilitator: { url: `${down}/x402?key=secret` } }),
       'FACILITATOR_UNREACHABLE',
     )
     expect(error.message).toMatch(
-      /^The x402 facilitator could not be reached or refused the request: .*\. Check its URL and credentials\.$/,
+      /^The x402 facilitator could not be reached or refused the request: .*ECONNREFUSED.*\. Check its URL and credentials\.$/,
     )
     expect(error.details).toEqual({ network: seller.network })
     expect(JSON.stringify(error)).not.toContain('secret')

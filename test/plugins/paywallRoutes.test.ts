@@ -43,7 +43,7 @@ describe.each(chains)('on $chain', (setting) => {
     : ''
   /**
    * One accepted payment of the requirement, in the vault's USDC or (`stock`) Circle's test USDC; x402's
-   * upto pays through Permit2 on either chain, whatever the token.
+   * upto pays through Permit2 on either chain, whatever the token, settled by the facilitator it names.
    */
   const accept = (scheme: string, amount: string, asset: 'vault' | 'stock' = 'vault') => ({
     scheme,
@@ -54,7 +54,9 @@ describe.each(chains)('on $chain', (setting) => {
     maxTimeoutSeconds: 300,
     extra: {
       ...(asset === 'vault' ? setting.extra : stockExtra),
-      ...(scheme === 'upto' ? { assetTransferMethod: 'permit2' } : {}),
+      ...(scheme === 'upto'
+        ? { assetTransferMethod: 'permit2', facilitatorAddress: seller.facilitator.address }
+        : {}),
     },
   })
   /** The vault's USDC, then on Base Sepolia the stock buyer's. */

@@ -8,10 +8,16 @@
  *
  * Register the handlers on an msw server of the test (`setupServer(...facilitator.handlers)`).
  */
+
+import type { AddressInfo } from 'node:net'
+import { createServer } from 'node:net'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { delay, HttpResponse, http, type RequestHandler } from 'msw'
-import { type Hash, keccak256, toHex } from 'viem'
-import { paymentAuthorizationOf } from '../../src/index.js'
+import { type Address, type Hash, keccak256, toHex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+
+/** The facilitator's account: made from its name, it holds nothing anywhere. */
+const address = privateKeyToAccount(keccak256(toHex('x402-vault stub facilitator'))).address
 
 /** How the facilitator answers a call. */
 export type StubFacilitatorAnswer =
@@ -36,6 +42,8 @@ export type StubFacilitatorCall = {
 
 export type StubFacilitator = {
   url: string
+  /** The address it settles from, as its `/supported` names it (x402's upto buyers sign for it). */
+  address: Address
   handlers: RequestHandler[]
   /** Sets how `verify` or `settle` answers from now on (default `'accept'` for both). */
   answer: (operation: 'verify' | 'settle', answer: StubFacilitatorAnswer) => void
@@ -68,6 +76,7 @@ export function stubFacilitator(options: {
   }
   const calls: StubFacilitatorCall[] = []
   const settled: Hash[] = []
+  const schemes = options.schemes ?? ['exact', 'upto']
 
   const unauthorized = (request: Request) =>
     options.bearerToken !== undefined &&
@@ -78,13 +87,16 @@ export function stubFacilitator(options: {
       { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } },
     )
 
-  /** Who pays, as x402's facilitator reports it: the signer of the authorisation. */
+  /**
+   * Who pays, as x402's EVM facilitators report it: the signer of the EIP-3009 authorisation or of the
+   * Permit2 transfer (exact and upto alike).
+   */
   const payerOf = (payload: PaymentPayload) => {
-    try {
-      return paymentAuthorizationOf(payload).payer
-    } catch {
-      return undefined
+    const signed = payload.payload as {
+      authorization?: { from?: string }
+      permit2Authorization?: { from?: string }
     }
+    return signed.authorization?.from ?? signed.permit2Authorization?.from
   }
 
   const paid = (operation: 'verify' | 'settle') =>
@@ -147,6 +159,7 @@ export function stubFacilitator(options: {
 
   return {
     url,
+    address,
     calls,
     settled,
     answer: (operation, answer) => {
@@ -156,20 +169,34 @@ export function stubFacilitator(options: {
       http.get(`${url}/supported`, ({ request }) => {
         calls.push({ path: '/supported', authorization: request.headers.get('authorization') })
         if (unauthorized(request)) return refuseUnauthorized()
+        // As x402's facilitators: the upto kind names the address that may settle (its `getExtra`).
         return HttpResponse.json({
           kinds: options.networks.flatMap((network) =>
-            (options.schemes ?? ['exact', 'upto']).map((scheme) => ({
+            schemes.map((scheme) => ({
               x402Version: 2,
               scheme,
               network,
+              ...(scheme === 'upto' ? { extra: { facilitatorAddress: address } } : {}),
             })),
           ),
           extensions: [],
-          signers: {},
+          signers: { 'eip155:*': [address] },
         })
       }),
       paid('verify'),
       paid('settle'),
     ],
   }
+}
+
+/**
+ * A loopback URL nothing listens on (a port just given up): a connection to it is refused. Not port 9,
+ * which fetch refuses itself as a "bad port" without connecting.
+ */
+export async function refusedUrl(): Promise<string> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return `http://127.0.0.1:${port}`
 }

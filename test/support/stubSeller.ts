@@ -21,6 +21,7 @@ import {
   createVaultClient,
   type VaultChainName,
   type VaultClient,
+  type VaultError,
   vaultChains,
 } from '../../src/index.js'
 import type { CreatePaywallOptions } from '../../src/plugins/core.js'
@@ -170,7 +171,7 @@ export const stubRoutes = (price = '0.5'): CreatePaywallOptions['routes'] => ({
  * A Hono merchant app behind `createPaywall` for a stubbed seller, without a server: `app.request()`
  * reaches it. `sweep: false` unless given: nothing runs in the background. Its handlers: `/paid` and
  * `/free` answer JSON, `/broken` answers 500, `/metered?charge=<base units>` charges that (an `upto`
- * route) and answers what will be settled.
+ * route) and answers what will be settled, or 400 `{ refused: code }` when the charge is refused.
  *
  * @param seller - The stubs.
  * @param options - `createPaywall`'s options over the defaults (the seller's vault and facilitator,
@@ -194,8 +195,13 @@ export async function stubShop(seller: StubSeller, options: Partial<CreatePaywal
   app.all('/api/*', (c) => c.json({ api: c.req.path }))
   app.get('/items/:id', (c) => c.json({ item: c.req.param('id') }))
   app.get('/metered', (c) => {
-    const settles = paywall.charge(c, BigInt(c.req.query('charge') ?? '0'))
-    return c.json({ settles: settles.toString() })
+    try {
+      const settles = paywall.charge(c, BigInt(c.req.query('charge') ?? '0'))
+      return c.json({ settles: settles.toString() })
+    } catch (error) {
+      // A charge refused: the handler fails the request, so the payment is not settled.
+      return c.json({ refused: (error as VaultError).code }, 400)
+    }
   })
   return { paywall, app }
 }
