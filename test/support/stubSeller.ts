@@ -13,7 +13,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { Hono } from 'hono'
 import type { RequestHandler } from 'msw'
-import { type SetupServerApi, setupServer } from 'msw/node'
+import { type SetupServer, setupServer } from 'msw/node'
 import { createPublicClient, createWalletClient, http, keccak256, toHex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, beforeAll } from 'vitest'
@@ -117,7 +117,7 @@ export function stubSeller(chain: VaultChainName): StubSeller {
  * @param handlers - The stubs' handlers.
  * @returns The server, to add handlers for one test (`server.use`).
  */
-export function useStubServer(...handlers: RequestHandler[]): SetupServerApi {
+export function useStubServer(...handlers: RequestHandler[]): SetupServer {
   const server = setupServer(...handlers)
   beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
   afterEach(() => server.resetHandlers())
