@@ -14,7 +14,7 @@ import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { Hono } from 'hono'
 import type { RequestHandler } from 'msw'
 import { type SetupServer, setupServer } from 'msw/node'
-import { createPublicClient, createWalletClient, http, keccak256, toHex } from 'viem'
+import { createPublicClient, http, keccak256, toHex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, beforeAll } from 'vitest'
 import {
@@ -41,8 +41,6 @@ export type StubSeller = {
   facilitator: StubFacilitator
   /** A read-only vault client over the stubbed RPC (`sweep: false` needs no wallet client). */
   vault: VaultClient
-  /** A vault client with the merchant's wallet client (for the sweep's start-up checks). */
-  merchantVault: VaultClient
   merchant: PrivateKeyAccount
   buyer: PrivateKeyAccount
   /** The EIP-3009 authorisations (`payer:nonce`) and Permit2 nonces (`payer:decimal`) used on chain. */
@@ -57,11 +55,11 @@ export type StubSeller = {
  * A stubbed seller's chain and facilitator for `chain`.
  *
  * @param chain - `'base'` (Circle's USDC, EIP-3009) or `'base-sepolia'` (Aave's test USDC, Permit2).
- * @returns The stubs, the vault clients over them, the merchant and the buyer.
+ * @returns The stubs, a vault client over them, the merchant and the buyer.
  * @example
  * const seller = stubSeller('base')
- * beforeAll(seller.listen)
- * afterAll(seller.close)
+ * useStubServer(...seller.handlers)
+ * const { app } = await stubShop(seller)
  */
 export function stubSeller(chain: VaultChainName): StubSeller {
   const { chainId, viemChain } = vaultChains[chain]
@@ -81,23 +79,13 @@ export function stubSeller(chain: VaultChainName): StubSeller {
     transport: http(rpc.url, { retryCount: 0 }),
     pollingInterval: 50,
   })
-  const merchant = privateKeyToAccount(merchantKey)
   return {
     chain,
     network,
     rpc,
     facilitator,
     vault: createVaultClient({ publicClient, chain }),
-    merchantVault: createVaultClient({
-      publicClient,
-      walletClient: createWalletClient({
-        account: merchant,
-        chain: viemChain,
-        transport: http(rpc.url, { retryCount: 0 }),
-      }),
-      chain,
-    }),
-    merchant,
+    merchant: privateKeyToAccount(merchantKey),
     buyer: privateKeyToAccount(buyerKey),
     used,
     handlers: [...rpc.handlers, ...facilitator.handlers],
