@@ -8,7 +8,7 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { describe, expect, it } from 'vitest'
 import { vaultChains } from '../../src/index.js'
-import { defaultTestUsdc } from '../../src/plugins/core.js'
+import { circleTestUsdc } from '../../src/sdk/chains.js'
 import { stubSeller, stubShop, useStubServer } from '../support/stubSeller.js'
 
 const sellers = { base: stubSeller('base'), 'base-sepolia': stubSeller('base-sepolia') }
@@ -25,7 +25,7 @@ const chains = [
   {
     chain: 'base-sepolia',
     extra: { name: 'USDC', version: '1', assetTransferMethod: 'permit2' },
-    stock: defaultTestUsdc.address,
+    stock: circleTestUsdc.address,
     extensions: ['eip2612GasSponsoring'],
   },
 ] as const

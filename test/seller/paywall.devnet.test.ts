@@ -60,6 +60,7 @@ import { type CreatePaywallOptions, preparePaywall } from '../../src/plugins/cor
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
 import { type HttpFaultProxy, startHttpFaultProxy } from '../support/httpFaultProxy.js'
+import { refusedUrl } from '../support/stubFacilitator.js'
 
 type SweepOptions = Omit<AttachToResourceServerOptions, 'wallet'>
 
@@ -731,16 +732,21 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
         /it is undefined: is the variable that should hold it \(such as X402_FACILITATOR_URL\) set\?$/,
       ],
       [
+        // A port nothing listens on: the connection is refused (port 9 would not do: fetch refuses
+        // it as a bad port without connecting).
         'a facilitator that is down',
-        { facilitator: { url: 'http://127.0.0.1:9/x402?key=secret' } },
+        async () => ({ facilitator: { url: `${await refusedUrl()}/x402?key=secret` } }),
         'FACILITATOR_UNREACHABLE',
         /could not be reached/,
       ],
     ] as const)(
       '%s: a rejected promise with a clear error, never process.exit',
       async (_name, override, code, message) => {
+        const overrides = (
+          typeof override === 'function' ? await override() : override
+        ) as Partial<CreatePaywallOptions>
         const error = await expectVaultError(
-          framework.createPaywall({ ...options(), ...(override as Partial<CreatePaywallOptions>) }),
+          framework.createPaywall({ ...options(), ...overrides }),
           code,
         )
         expect(error.message).toMatch(message)

@@ -21,8 +21,8 @@ import {
 } from 'viem'
 import { usdcAbi, type VaultChainName, vaultChains } from '../../src/index.js'
 import { multicall3Abi } from '../../src/sdk/abis/venues.js'
-import { permit2Abi, permit2Address } from '../../src/sdk/abis/x402.js'
-import { multicall3Address } from '../../src/sdk/chains.js'
+import { permit2Abi } from '../../src/sdk/abis/x402.js'
+import { multicall3Address, permit2Address } from '../../src/sdk/chains.js'
 
 /** Answers one view function: its decoded arguments in, its result out; throw {@link revert} to revert. */
 export type StubRead = (args: readonly unknown[]) => unknown
