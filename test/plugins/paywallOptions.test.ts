@@ -5,8 +5,10 @@
  */
 import { x402ResourceServer } from '@x402/core/server'
 import { createPublicClient, getAddress, http } from 'viem'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
 import { createVaultClient, VaultError } from '../../src/index.js'
+import { preparePaywall } from '../../src/plugins/core.js'
 import { checkFacilitatorOptions } from '../../src/plugins/facilitatorOptions.js'
 import {
   type CreatePaywallOptions,
@@ -285,4 +287,53 @@ describe('checkFacilitatorOptions', () => {
       expect(JSON.stringify(error)).not.toContain('secret')
     },
   )
+})
+
+describe('preparePaywall', () => {
+  // An RPC that answers every request HTTP 500 (its target is never reached), counting them.
+  let rpc: CountingProxy
+  beforeAll(async () => {
+    rpc = await startCountingProxy('http://127.0.0.1:9/')
+    rpc.setFault({ kind: 'status', status: 500 })
+  })
+  afterAll(() => rpc.close())
+  const onRpc = (override: Partial<CreatePaywallOptions>) =>
+    options({
+      vault: createVaultClient({
+        publicClient: createPublicClient({ transport: http(rpc.url, { retryCount: 0 }) }),
+        chain: 'base',
+      }),
+      ...override,
+    })
+
+  it.each([
+    ['acceptDefaultTestUsdc', { acceptDefaultTestUsdc: 'yes' as unknown as boolean }],
+    ['facilitator.url', { facilitator: { url: undefined } }],
+    ['facilitator.bearerToken', { facilitator: { url: 'https://f.example', bearerToken: 'a b' } }],
+    ['facilitator.timeoutMs', { facilitator: { url: 'https://f.example', timeoutMs: -5 } }],
+    [
+      'routes["GET /weather"].mimeType',
+      { routes: { 'GET /weather': { ...weather, mimeType: 1 as unknown as string } } },
+    ],
+  ] as const)('refuses a bad %s before it reads the chain', async (field, override) => {
+    rpc.reset()
+    const error = await preparePaywall(onRpc(override as Partial<CreatePaywallOptions>)).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    )
+    expect(error).toBeInstanceOf(VaultError)
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field } })
+    expect(rpc.requests).toBe(0)
+  })
+
+  it('reads the chain once the options pass: the failing RPC is then what it reports', async () => {
+    rpc.reset()
+    const error = await preparePaywall(onRpc({})).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    )
+    expect(error).toBeInstanceOf(VaultError)
+    expect((error as VaultError).category).toBe('rpc')
+    expect(rpc.requests).toBeGreaterThan(0)
+  })
 })
