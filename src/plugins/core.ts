@@ -117,14 +117,14 @@ export async function createPaywallWith<middleware, response, options extends Cr
 }
 
 /**
- * Builds what an Express or Hono paywall needs, framework-neutrally: checks the options, builds the
- * payment requirements (each route's schemes, `exact` by default, the vault's network, `payTo`, the
- * price in the vault's USDC as read from the chain; on a Permit2 asset, x402's EIP-2612 gas sponsoring
- * declared so that a buyer who never approved Permit2 can pay), builds or takes the x402 resource
- * server, registers the exact EVM scheme (and the upto one for `upto` routes) for the vault's network,
- * initialises the HTTP server (so a configuration error rejects here, instead of x402's background
- * start-up calling `process.exit`), makes sure the merchant wallet is registered with the vault
- * router, and attaches the sweeper.
+ * Builds what an Express or Hono paywall needs, framework-neutrally: checks every option before it
+ * reads the chain, builds the payment requirements (each route's schemes, `exact` by default, the
+ * vault's network, `payTo`, the price in the vault's USDC as read from the chain; on a Permit2 asset,
+ * x402's EIP-2612 gas sponsoring declared so that a buyer who never approved Permit2 can pay), builds
+ * or takes the x402 resource server, registers the x402 EVM scheme of each scheme the routes sell with
+ * for the vault's network, initialises the HTTP server (so a configuration error rejects here, instead
+ * of x402's background start-up calling `process.exit`), makes sure the merchant wallet is registered
+ * with the vault router, and attaches the sweeper.
  *
  * @param options - As `createPaywall`.
  * @returns The initialised HTTP server, the resource server, the paywall page options, the sweeper
