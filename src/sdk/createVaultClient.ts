@@ -87,9 +87,9 @@ import {
   type SettlementHookTarget,
   type Sweeper,
 } from './seller/attachToResourceServer.js'
-import { type DepositIdleParameters, depositIdle } from './seller/depositIdle.js'
-import { type DepositIdlePreview, previewDepositIdle } from './seller/previewDepositIdle.js'
-import type { SweepResult } from './seller/sweep.js'
+import { type DepositIdleParameters, depositIdle } from './sweep/depositIdle.js'
+import { type DepositIdlePreview, previewDepositIdle } from './sweep/previewDepositIdle.js'
+import type { SweepResult } from './sweep/sweep.js'
 import type { WaitOptions } from './transactions.js'
 
 /** `createVaultContext`'s parameters: the clients, the chain and any address overrides. */

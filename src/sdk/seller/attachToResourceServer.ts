@@ -2,18 +2,18 @@ import type { VaultContext } from '../context.js'
 import { VaultValidationError } from '../errors/classes.js'
 import { resolveAccount } from '../internal/validate.js'
 import { formatUsdc } from '../money.js'
-import { merchantSettlementOf, type SettlementHookContext } from './merchantSettlement.js'
-import { SettlementRecord, type SweeperMemory } from './settlementRecord.js'
+import { SettlementRecord, type SweeperMemory } from '../sweep/settlementRecord.js'
 import {
   type IdleDeposit,
   resolveSweepSettings,
   type SweepOptions,
   type SweepResult,
-} from './sweep.js'
-import { type PauseChange, type SweeperProblem, sweepObservers } from './sweepObservers.js'
-import { SweepScheduler } from './sweepScheduler.js'
-import { resolveSweepTuning } from './sweepTuning.js'
-import { type SweeperParts, sweepOnce, sweepWithRetries } from './sweepWithRetries.js'
+} from '../sweep/sweep.js'
+import { type PauseChange, type SweeperProblem, sweepObservers } from '../sweep/sweepObservers.js'
+import { SweepScheduler } from '../sweep/sweepScheduler.js'
+import { resolveSweepTuning } from '../sweep/sweepTuning.js'
+import { type SweeperParts, sweepOnce, sweepWithRetries } from '../sweep/sweepWithRetries.js'
+import { merchantSettlementOf, type SettlementHookContext } from './merchantSettlement.js'
 
 /**
  * Anything with x402's after-settle hook: an `x402ResourceServer` of `@x402/core/server` (also

@@ -17,7 +17,7 @@ import { validateUsdcOption, validateWallet } from '../internal/validate.js'
 import type { WriteSlot } from '../internal/writeQueue.js'
 import type { WaitOptions } from '../transactions.js'
 import { decideSweep, type NoDepositReason, type SweepDecision } from './decideSweep.js'
-import type { MerchantSettlement } from './merchantSettlement.js'
+import type { MerchantSettlement } from './settlementRecord.js'
 
 /*
  * A sweep makes an idle deposit: it reads the merchant wallet's USDC balance and the vault, applies
