@@ -200,17 +200,29 @@ export {
   type X402UsdcPriceParameters,
   x402UsdcPrice,
 } from './sdk/seller/x402UsdcPrice.js'
-export type { NoDepositReason, SweepDecision } from './sdk/sweep/decideSweep.js'
-export { type DepositIdleParameters, depositIdle } from './sdk/sweep/depositIdle.js'
-export { type DepositIdlePreview, previewDepositIdle } from './sdk/sweep/previewDepositIdle.js'
-export type { MerchantSettlement, SweeperMemory } from './sdk/sweep/settlementRecord.js'
 export type {
-  IdleDeposit,
-  NoIdleDeposit,
-  SweepAmounts,
-  SweepOptions,
-  SweepResult,
-  SweepStep,
+  NoDepositReason,
+  NoIdleDepositReason,
+  SweepDecision,
+} from './sdk/sweep/decideSweep.js'
+export {
+  type DepositIdlePreview,
+  previewDepositIdle,
+  previewSweep,
+  type SweepPreview,
+} from './sdk/sweep/previewSweep.js'
+export type { MerchantSettlement, SweeperMemory } from './sdk/sweep/settlementRecord.js'
+export {
+  type DepositIdleParameters,
+  depositIdle,
+  type IdleDeposit,
+  type NoIdleDeposit,
+  type SweepAmounts,
+  type SweepOptions,
+  type SweepParameters,
+  type SweepResult,
+  type SweepStep,
+  sweep,
 } from './sdk/sweep/sweep.js'
 export type { PauseChange, SweeperProblem, SweepPhase } from './sdk/sweep/sweepObservers.js'
 export type {
