@@ -79,7 +79,7 @@ process.once('SIGTERM', async () => {
 for await (const line of createInterface({ input: process.stdin })) {
   if (line === 'sweep' && paywall.sweeper) {
     // A manual sweep rejects on failure (a collision with the other process, say): report it.
-    await paywall.sweeper.depositIdle().then(
+    await paywall.sweeper.sweep().then(
       (result) => say({ type: 'swept', ...result }),
       (error) => say({ type: 'swept', failed: error.code ?? String(error) }),
     )

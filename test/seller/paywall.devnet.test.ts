@@ -374,7 +374,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
       expect(body.message).toEqual(expect.any(String))
       expect(await merchantBalance()).toBe(start)
       await shop.paywall.sweeper.idle()
-      await shop.paywall.sweeper.depositIdle()
+      await shop.paywall.sweeper.sweep()
       expect(rpc.sweepReads() - readsBefore).toBe(1) // the manual sweep's only
       // The facilitator answered (a refusal, not a failure): nothing for the seller to hear of.
       expect(shop.events.problems).toEqual([])
@@ -391,7 +391,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
       // The sale's sweep (once its settlement is checked on chain), then a manual one: both read the
       // balance and found 0.5 USDC idle.
       await shop.paywall.sweeper.idle()
-      expect(await shop.paywall.sweeper.depositIdle()).toMatchObject({
+      expect(await shop.paywall.sweeper.sweep()).toMatchObject({
         deposited: false,
         reason: 'below-threshold',
         idleAmount: parseUsdc('0.5'),
@@ -430,7 +430,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
       expect(await merchantBalance()).toBe(start)
       expect(await usdcBalance(devnet, devnet.accounts.buyer.address)).toBe(buyerStart)
       await shop.paywall.sweeper.idle()
-      await shop.paywall.sweeper.depositIdle()
+      await shop.paywall.sweeper.sweep()
       expect(rpc.sweepReads() - readsBefore).toBe(1) // the manual sweep's only
       // The seller hears of it, with its own phase; the sweeper had nothing to do with it.
       expect(shop.events.problems).toMatchObject([

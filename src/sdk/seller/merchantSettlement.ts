@@ -1,5 +1,6 @@
 import { type Address, type Hash, isAddressEqual } from 'viem'
 import type { VaultContext } from '../context.js'
+import type { MerchantSettlement } from '../sweep/settlementRecord.js'
 
 /**
  * What x402 hands an after-settle hook (`SettleResultContext` of `@x402/core/server`), reduced to the fields
@@ -20,15 +21,6 @@ export type SettlementHookContext = {
     readonly payer?: string
     readonly amount?: string
   }
-}
-
-/** A settlement that paid the merchant in the vault's USDC. */
-export type MerchantSettlement = {
-  txHash: Hash
-  /** USDC received, in base units (for `upto`, what was actually settled). */
-  amount: bigint
-  payer: Address | undefined
-  scheme: 'exact' | 'upto'
 }
 
 /** Why a settlement is not income for this merchant. */
