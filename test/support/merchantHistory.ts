@@ -106,7 +106,7 @@ export async function makeMerchantHistory(
       }),
     )
   }
-  const fromBlock = (await t.publicClient.getBlockNumber()) + 1n
+  const fromBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
   const entries: ExpectedEntry[] = []
   const none = { x402Method: null, shares: 0n, fee: 0n, yieldRealised: 0n } as const
 
@@ -220,7 +220,8 @@ export async function makeMerchantHistory(
   await devnet.advanceTime(month)
   await withdraw({ amount: parseUsdc('15') })
   await withdraw({ shares: await t.vault.getShareBalance({ wallet: merchant }) })
-  const toBlock = await t.publicClient.getBlockNumber()
+  // Not viem's cached block number (up to a polling interval old): the last withdrawal's block.
+  const toBlock = await t.publicClient.getBlockNumber({ cacheTime: 0 })
   return {
     fromBlock,
     toBlock,
