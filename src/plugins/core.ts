@@ -1,4 +1,5 @@
 import {
+  type FacilitatorClient,
   type FacilitatorConfig,
   type HTTPResponseBody,
   type PaywallConfig,
@@ -30,6 +31,12 @@ import {
 } from '../index.js'
 import { redactSecrets, sweepGasText, sweepObservers } from '../sdk/shared.js'
 import {
+  type BatchSettlementRunner,
+  batchSettlementNeedsFacilitator,
+  type PaywallBatchSettlement,
+  prepareBatchSettlement,
+} from './batchSettlement.js'
+import {
   defaultFacilitatorTimeouts,
   type FacilitatorTimeouts,
   guardedFacilitatorClient,
@@ -47,9 +54,11 @@ import { requestCharge } from './requestCharge.js'
 
 /**
  * How a route sells: `'exact'` settles the price; `'upto'` makes the price the most a request may cost,
- * and settles what the handler charges (`paywall.charge`), Permit2 only.
+ * and settles what the handler charges (`paywall.charge`), Permit2 only; `'batch-settlement'` takes a
+ * deposit once and a signed voucher of the price per request, which the paywall claims and settles to
+ * `payTo` in batches (see `batchSettlement`).
  */
-export type PaywallScheme = 'exact' | 'upto'
+export type PaywallScheme = 'exact' | 'upto' | 'batch-settlement'
 
 /** One paid route. */
 export type PaywallRoute = {
@@ -59,8 +68,8 @@ export type PaywallRoute = {
    */
   price: string | bigint
   /**
-   * How the route sells: `'exact'` (the default), `'upto'`, or both, such as `['upto', 'exact']`, in the
-   * order the buyer is offered them.
+   * How the route sells: `'exact'` (the default), `'upto'`, `'batch-settlement'`, or several, such as
+   * `['batch-settlement', 'exact']`, in the order the buyer is offered them.
    */
   scheme?: PaywallScheme | readonly PaywallScheme[] | undefined
   /** What the buyer pays for; shown in the payment request. */
@@ -134,6 +143,12 @@ export type CreatePaywallOptions = {
    * then needs no wallet client, sends nothing, and `sweeper` is `undefined`.
    */
   sweep: Omit<AttachToResourceServerOptions, 'wallet'> | false
+  /**
+   * For `batch-settlement` routes: where the channels are kept (`storage`; several instances share
+   * one, such as `createPostgresChannelStorage`), how often vouchers are claimed and settled, when idle
+   * channels are refunded, and how long `close()` may take to settle what is owed.
+   */
+  batchSettlement?: PaywallBatchSettlement | undefined
 }
 
 /** What both adapters build from: the initialised x402 HTTP server and the attached sweeper. */
@@ -167,7 +182,10 @@ export type Paywall<middleware, sweeper extends Sweeper | undefined = Sweeper, r
    *   malformed; `INVALID_ARGUMENT` outside a paid request.
    */
   charge: (response: response, amount: string | bigint) => bigint
-  /** Call on shutdown: stops the sweeper; resolves once a sweep in flight has ended. */
+  /**
+   * Call on shutdown: claims and settles what `batch-settlement` routes are owed (within
+   * `batchSettlement.closeTimeoutMs`), then stops the sweeper; resolves once a sweep in flight has ended.
+   */
   close: () => Promise<void>
 }
 
@@ -277,7 +295,8 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
   const extensions = await gasSponsoringExtensions(asset)
   const stockAsset = stockBuyerAsset(vault, options.acceptDefaultTestUsdc)
   const report = paywallReporter(options.sweep)
-  const resourceServer = resourceServerOf(options, report)
+  const facilitatorClient = facilitatorClientOf(options, report)
+  const resourceServer = options.resourceServer ?? new x402ResourceServer(facilitatorClient)
   const schemes = new Set(
     Object.entries(routes).flatMap(([key, route]) => routeSchemes(key, route)),
   )
@@ -294,6 +313,20 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
     report,
   })
   settlements.attach(resourceServer)
+  let batch: BatchSettlementRunner | undefined
+  if (schemes.has('batch-settlement')) {
+    if (facilitatorClient === undefined) throw batchSettlementNeedsFacilitator()
+    batch = await prepareBatchSettlement({
+      vault,
+      payTo,
+      resourceServer,
+      facilitatorClient,
+      assets: [asset.address, ...(stockAsset ? [stockAsset.address] : [])],
+      options: options.batchSettlement,
+      report,
+      settled: (context) => settlements.settled(context),
+    })
+  }
   const routesConfig = Object.fromEntries(
     Object.entries(routes).map(([key, route]) => [
       key,
@@ -311,6 +344,7 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
     ]),
   )
   const httpServer = await initialized(resourceServer, routesConfig, vault.network, [...schemes])
+  batch?.start()
   explainPermit2AllowanceRequired(httpServer, { gasSponsoring: extensions !== undefined, report })
   let sweeper: Sweeper | undefined
   // Without the in-process sweeper the paywall sends nothing: the watch sweeper registers the wallet.
@@ -339,6 +373,8 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
     },
     sweeper,
     close: async () => {
+      // First: a settlement it makes reaches the sweeper.
+      await batch?.close()
       await settlements.close()
       await sweeper?.detach()
     },
@@ -366,10 +402,14 @@ function stockBuyerAsset(
   return stock
 }
 
-function resourceServerOf(
+/**
+ * The facilitator client the paywall builds its resource server with (and sends `batch-settlement`
+ * claims to); `undefined` when the seller gives a resource server of their own, which is checked.
+ */
+function facilitatorClientOf(
   options: CreatePaywallOptions,
   report: PaywallReport,
-): x402ResourceServer {
+): FacilitatorClient | undefined {
   const { facilitator, resourceServer } = options
   if (resourceServer !== undefined) {
     if (facilitator !== undefined) {
@@ -390,7 +430,7 @@ function resourceServerOf(
         { code: 'INVALID_ARGUMENT', details: { field: 'resourceServer' } },
       )
     }
-    return resourceServer
+    return undefined
   }
   if (typeof facilitator?.url !== 'string' || !/^https?:\/\//.test(facilitator.url)) {
     // Usually from an environment variable; its value is never echoed (a URL may hold a key).
@@ -406,12 +446,10 @@ function resourceServerOf(
       { code: 'INVALID_ARGUMENT', details: { field: 'facilitator' } },
     )
   }
-  return new x402ResourceServer(
-    guardedFacilitatorClient(
-      { url: facilitator.url, ...authHeaders(facilitator) },
-      facilitatorTimeouts(facilitator.timeoutMs),
-      ({ error }) => report('facilitator', error),
-    ),
+  return guardedFacilitatorClient(
+    { url: facilitator.url, ...authHeaders(facilitator) },
+    facilitatorTimeouts(facilitator.timeoutMs),
+    ({ error }) => report('facilitator', error),
   )
 }
 
@@ -494,7 +532,7 @@ function routePrice(
 }
 
 /** The schemes `createPaywall` sells with; anything else is refused at start. */
-const paywallSchemes: readonly PaywallScheme[] = ['exact', 'upto']
+const paywallSchemes: readonly PaywallScheme[] = ['exact', 'upto', 'batch-settlement']
 
 /** A route's schemes, in its order: `['exact']` unless it says otherwise. */
 function routeSchemes(key: string, route: PaywallRoute): PaywallScheme[] {
@@ -504,7 +542,13 @@ function routeSchemes(key: string, route: PaywallRoute): PaywallScheme[] {
   const unknown = schemes.find((scheme) => !paywallSchemes.includes(scheme as PaywallScheme))
   if (schemes.length === 0 || unknown !== undefined) {
     throw new VaultValidationError(
-      `${field} must be ${paywallSchemes.map((scheme) => `'${scheme}'`).join(' or ')}, or a list of them${schemes.length === 0 ? ' (the list is empty)' : ` (not ${JSON.stringify(unknown) ?? String(unknown)})`}.`,
+      `${field} must be ${paywallSchemes
+        .map((scheme) => `'${scheme}'`)
+        .join(', ')
+        .replace(
+          /, ([^,]*)$/,
+          ' or $1',
+        )}, or a list of them${schemes.length === 0 ? ' (the list is empty)' : ` (not ${JSON.stringify(unknown) ?? String(unknown)})`}.`,
       { code: 'INVALID_ARGUMENT', details: { field, known: paywallSchemes } },
     )
   }

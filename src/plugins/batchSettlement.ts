@@ -1,0 +1,362 @@
+import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import type { Network } from '@x402/core/types'
+import type { AuthorizerSigner, ChannelStorage } from '@x402/evm/batch-settlement/server'
+import { type Address, erc20Abi, type Hash, isAddressEqual, parseAbi, parseEventLogs } from 'viem'
+import { readContract, waitForTransactionReceipt } from 'viem/actions'
+import {
+  type SettlementHookContext,
+  type VaultClient,
+  VaultTransactionError,
+  VaultValidationError,
+} from '../index.js'
+import { redactSecrets, x402BatchSettlementAddress } from '../sdk/shared.js'
+import type { PaywallReport } from './paywallSettlements.js'
+
+/**
+ * How a paywall runs x402's `batch-settlement` routes: where the channels' state lives, and how often
+ * x402's channel manager claims the buyers' vouchers, settles the claimed money to `payTo` and refunds
+ * idle channels.
+ */
+export type PaywallBatchSettlement = {
+  /**
+   * Where the channels (each buyer's deposit, its latest voucher, what is claimed) are kept: an x402
+   * `ChannelStorage`. Default x402's `InMemoryChannelStorage`, for one instance: what is not claimed yet
+   * is lost with the process (the buyers can take it back after the channel's withdraw delay). Several
+   * instances share one store: `createPostgresChannelStorage` (its claims run on one instance at a
+   * time), or x402's `RedisChannelStorage`.
+   */
+  storage?: ChannelStorage | undefined
+  /**
+   * The key that signs claims and refunds as the channels' receiver authorizer. Default: none, the
+   * facilitator's (it must advertise one, as x402's does).
+   */
+  receiverAuthorizer?: AuthorizerSigner | undefined
+  /** How often the vouchers are claimed, in ms. Default 60 000. */
+  claimIntervalMs?: number | undefined
+  /**
+   * How often what is claimed is settled to `payTo` (one transfer, which the sweep then follows), in ms.
+   * Default 300 000.
+   */
+  settleIntervalMs?: number | undefined
+  /**
+   * A channel without a request for this long, in ms, has its unclaimed deposit refunded to its buyer
+   * (checked with each claim). Default 86 400 000 (a day); `false` refunds none.
+   */
+  refundIdleAfterMs?: number | false | undefined
+  /**
+   * How long `close()` may take to claim and settle what is owed, in ms. Default 30 000. What is not
+   * settled by then stays in the storage (and in the contract's escrow) for the next start.
+   */
+  closeTimeoutMs?: number | undefined
+}
+
+/**
+ * A channel storage that also says which instance runs the claims: `createPostgresChannelStorage`'s.
+ * Without one, every instance claims on its own (a voucher claimed twice moves nothing twice on chain,
+ * but costs gas).
+ */
+export type ChannelJobLock = {
+  /**
+   * Runs `job` while this instance holds the lock named `key`, waiting for it up to `waitMs` (0: not at
+   * all).
+   *
+   * @returns `{ ran: true, value }`, or `{ ran: false }` when another instance held it throughout.
+   */
+  whileLocked: <value>(
+    key: string,
+    job: () => Promise<value>,
+    waitMs: number,
+  ) => Promise<{ ran: true; value: value } | { ran: false }>
+}
+
+/** What the paywall needs from its batch-settlement part. */
+export type BatchSettlementRunner = {
+  /** Starts the claim, settle and refund jobs (after the HTTP server is initialised). */
+  start: () => void
+  /**
+   * Claims every voucher and settles what is owed, within `closeTimeoutMs`, then stops the jobs. A
+   * settlement it makes reaches the sweeper before it resolves.
+   */
+  close: () => Promise<void>
+}
+
+const defaults = {
+  claimIntervalMs: 60_000,
+  settleIntervalMs: 300_000,
+  refundIdleAfterMs: 86_400_000,
+  closeTimeoutMs: 30_000,
+}
+
+/** The contract's view of what a receiver is owed, and its transfer out of escrow. */
+const receiversAbi = parseAbi([
+  'function receivers(address receiver, address token) view returns (uint128 totalClaimed, uint128 totalSettled)',
+])
+
+/**
+ * Registers x402's batch-settlement server scheme for the vault's network on the resource server (it
+ * keeps the channels in the seller's storage, and answers vouchers with no transaction), and prepares
+ * x402's channel manager for each asset the routes accept. The jobs start with `start()`: the claims
+ * (and idle refunds) every `claimIntervalMs`, the settlement every `settleIntervalMs`. A settlement is
+ * sent only when the contract owes `payTo` something, read from the chain, so an instance that did not
+ * make the claims (or started after a crash) still settles them. With a storage that offers a lock
+ * (`ChannelJobLock`) the jobs run on one instance at a time.
+ *
+ * @param parameters - The vault, `payTo`, the resource server, the facilitator client the manager sends
+ *   its claims to, the accepted assets, the seller's options, how to report, and where a settlement to
+ *   `payTo` goes (the sweeper's feed).
+ * @returns `{ start, close }`.
+ * @throws {VaultValidationError} for a bad option.
+ */
+export async function prepareBatchSettlement(parameters: {
+  vault: VaultClient
+  payTo: Address
+  resourceServer: x402ResourceServer
+  facilitatorClient: FacilitatorClient
+  assets: readonly Address[]
+  options: PaywallBatchSettlement | undefined
+  report: PaywallReport
+  settled: (context: SettlementHookContext) => void
+}): Promise<BatchSettlementRunner> {
+  const { vault, payTo, resourceServer, facilitatorClient, report, settled } = parameters
+  const options = checkedOptions(parameters.options)
+  const x402 = await import('@x402/evm/batch-settlement/server')
+  const network = vault.network as Network
+  let storage = options.storage
+  if (storage === undefined) {
+    storage = new x402.InMemoryChannelStorage()
+    console.warn(
+      "x402-vault: batch-settlement channels are kept in this process's memory: vouchers not yet claimed are lost if it stops without close(), and a second instance would not see them. Give `batchSettlement.storage` (createPostgresChannelStorage) to keep them in a shared store.",
+    )
+  }
+  const existing = resourceServer.getRegisteredScheme(network, 'batch-settlement')
+  const scheme =
+    existing instanceof x402.BatchSettlementEvmScheme
+      ? existing
+      : new x402.BatchSettlementEvmScheme(payTo, {
+          storage,
+          ...(options.receiverAuthorizer
+            ? { receiverAuthorizerSigner: options.receiverAuthorizer }
+            : {}),
+        })
+  if (existing === undefined) resourceServer.register(network, scheme)
+  const lock = jobLockOf(storage)
+  const managers = parameters.assets.map((token) => ({
+    token,
+    manager: scheme.createChannelManager(facilitatorClient, network, token),
+    lockKey: `batch-settlement:${network}:${payTo.toLowerCase()}:${token.toLowerCase()}`,
+  }))
+  type Manager = (typeof managers)[number]
+
+  const failed = (what: string, token: Address, error: unknown) =>
+    report(
+      'facilitator',
+      new VaultTransactionError(
+        `batch-settlement ${what} for ${payTo} in ${token} failed: ${messageOf(error)}. It is tried again at the next interval; the vouchers stay in the channel storage.`,
+        {
+          code: 'BATCH_SETTLEMENT_FAILED',
+          details: { job: what, payTo, token },
+          retryable: true,
+          cause: error,
+        },
+      ),
+    )
+
+  /** Settles what the contract owes `payTo` in `token`, and tells the sweeper what reached `payTo`. */
+  const settleOwed = async ({ token, manager }: Manager) => {
+    const [totalClaimed, totalSettled] = await readContract(vault.publicClient, {
+      address: x402BatchSettlementAddress,
+      abi: receiversAbi,
+      functionName: 'receivers',
+      args: [payTo, token],
+    })
+    if (totalClaimed <= totalSettled) return
+    const { transaction } = await manager.settle()
+    const received = await receivedIn(vault, transaction as Hash, token, payTo)
+    if (received === 0n) return
+    settled({
+      requirements: {
+        scheme: 'batch-settlement',
+        network,
+        asset: token,
+        amount: received.toString(),
+        payTo,
+      },
+      result: { success: true, transaction, network, amount: received.toString() },
+      paymentPayload: { payload: { type: 'settle' } },
+    } as SettlementHookContext)
+  }
+
+  const jobs = {
+    claim: async (entry: Manager) => {
+      await entry.manager.claim()
+      if (options.refundIdleAfterMs !== false) {
+        await entry.manager.refundIdleChannels({
+          idleSecs: Math.ceil(options.refundIdleAfterMs / 1000),
+        })
+      }
+    },
+    settle: settleOwed,
+  }
+  type Job = keyof typeof jobs
+
+  // One job at a time in this instance; each under the storage's lock, when it has one.
+  let queue: Promise<void> = Promise.resolve()
+  const queued = new Set<Job>()
+  const timers: ReturnType<typeof setInterval>[] = []
+  let stopped = false
+  const runLocked = async (job: Job, entry: Manager, waitMs: number) => {
+    try {
+      const outcome = lock
+        ? await lock.whileLocked(entry.lockKey, () => jobs[job](entry), waitMs)
+        : { ran: true as const, value: await jobs[job](entry) }
+      return outcome.ran
+    } catch (error) {
+      failed(job, entry.token, error)
+      return true
+    }
+  }
+  const enqueue = (job: Job) => {
+    if (stopped || queued.has(job)) return
+    queued.add(job)
+    queue = queue.then(async () => {
+      queued.delete(job)
+      if (stopped) return
+      for (const entry of managers) await runLocked(job, entry, 0)
+    })
+  }
+
+  return {
+    start: () => {
+      timers.push(setInterval(() => enqueue('claim'), options.claimIntervalMs))
+      timers.push(setInterval(() => enqueue('settle'), options.settleIntervalMs))
+      for (const timer of timers) timer.unref?.()
+    },
+    close: async () => {
+      if (stopped) return
+      stopped = true
+      for (const timer of timers) clearInterval(timer)
+      const deadline = Date.now() + options.closeTimeoutMs
+      const work = (async () => {
+        await queue
+        for (const entry of managers) {
+          const left = Math.max(0, deadline - Date.now())
+          const ran = await runLocked('claim', entry, left).then(async (claimed) =>
+            claimed ? runLocked('settle', entry, Math.max(0, deadline - Date.now())) : false,
+          )
+          if (!ran) {
+            throw new Error(
+              `another instance held the claim lock for ${entry.token} for the whole ${options.closeTimeoutMs} ms`,
+            )
+          }
+        }
+      })()
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()))
+      })
+      try {
+        const outcome = await Promise.race([work.then(() => 'done' as const), late])
+        if (outcome === 'late')
+          closeIncomplete(report, options.closeTimeoutMs, 'it ran out of time')
+      } catch (error) {
+        closeIncomplete(report, options.closeTimeoutMs, messageOf(error))
+      } finally {
+        clearTimeout(timer)
+      }
+    },
+  }
+}
+
+function closeIncomplete(report: PaywallReport, closeTimeoutMs: number, why: string) {
+  report(
+    'facilitator',
+    new VaultTransactionError(
+      `close() could not claim and settle every batch-settlement voucher within closeTimeoutMs (${closeTimeoutMs} ms): ${why}. What is unclaimed stays in the channel storage, and the contract keeps the money in escrow until a later claim and settlement.`,
+      { code: 'BATCH_CLOSE_INCOMPLETE', details: { closeTimeoutMs }, retryable: true },
+    ),
+  )
+}
+
+/** The USDC a settlement transaction moved from the batch-settlement escrow to `payTo`. */
+async function receivedIn(
+  vault: VaultClient,
+  transaction: Hash,
+  token: Address,
+  payTo: Address,
+): Promise<bigint> {
+  const receipt = await waitForTransactionReceipt(vault.publicClient, { hash: transaction })
+  return parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
+    .filter(
+      (log) =>
+        isAddressEqual(log.address, token) &&
+        isAddressEqual(log.args.from, x402BatchSettlementAddress) &&
+        isAddressEqual(log.args.to, payTo),
+    )
+    .reduce((sum, log) => sum + log.args.value, 0n)
+}
+
+function jobLockOf(storage: ChannelStorage): ChannelJobLock | undefined {
+  const candidate = storage as Partial<ChannelJobLock>
+  return typeof candidate.whileLocked === 'function' ? (candidate as ChannelJobLock) : undefined
+}
+
+function checkedOptions(given: PaywallBatchSettlement | undefined) {
+  if (given !== undefined && (typeof given !== 'object' || given === null)) {
+    throw new VaultValidationError('`batchSettlement` must be an object of options.', {
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'batchSettlement' },
+    })
+  }
+  const storage = given?.storage
+  if (
+    storage !== undefined &&
+    !['get', 'list', 'updateChannel'].every(
+      (method) => typeof (storage as unknown as Record<string, unknown>)?.[method] === 'function',
+    )
+  ) {
+    throw new VaultValidationError(
+      '`batchSettlement.storage` must be an x402 ChannelStorage (get, list, updateChannel), such as createPostgresChannelStorage()',
+      { code: 'INVALID_ARGUMENT', details: { field: 'batchSettlement.storage' } },
+    )
+  }
+  const authorizer = given?.receiverAuthorizer
+  if (authorizer !== undefined && typeof authorizer?.signTypedData !== 'function') {
+    throw new VaultValidationError(
+      '`batchSettlement.receiverAuthorizer` must be a signer with an address and signTypedData, such as a viem local account.',
+      { code: 'INVALID_ARGUMENT', details: { field: 'batchSettlement.receiverAuthorizer' } },
+    )
+  }
+  const ms = (field: keyof typeof defaults, allowFalse = false): number | false => {
+    const value = given?.[field]
+    if (value === undefined) return defaults[field]
+    if (allowFalse && value === false) return false
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+      throw new VaultValidationError(
+        `\`batchSettlement.${field}\` must be a positive whole number of ms${allowFalse ? ', or false' : ''} (${String(value)}).`,
+        { code: 'INVALID_ARGUMENT', details: { field: `batchSettlement.${field}` } },
+      )
+    }
+    return value
+  }
+  return {
+    storage,
+    receiverAuthorizer: authorizer,
+    claimIntervalMs: ms('claimIntervalMs') as number,
+    settleIntervalMs: ms('settleIntervalMs') as number,
+    refundIdleAfterMs: ms('refundIdleAfterMs', true),
+    closeTimeoutMs: ms('closeTimeoutMs') as number,
+  }
+}
+
+/** A batch-settlement route needs the facilitator client, which only a paywall that builds its resource server has. */
+export function batchSettlementNeedsFacilitator(): VaultValidationError {
+  return new VaultValidationError(
+    'A `batch-settlement` route needs `facilitator` (not `resourceServer`): the paywall sends the channel manager’s claims, settlements and refunds to it.',
+    { code: 'INVALID_ARGUMENT', details: { field: 'resourceServer' } },
+  )
+}
+
+function messageOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error)
+  return redactSecrets(text.replace(/\s*\n\s*/g, ' '))
+}
