@@ -1,8 +1,8 @@
 import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import type { Network } from '@x402/core/types'
-import type { AuthorizerSigner, ChannelStorage } from '@x402/evm/batch-settlement/server'
+import type { AuthorizerSigner, Channel, ChannelStorage } from '@x402/evm/batch-settlement/server'
 import { type Address, erc20Abi, type Hash, isAddressEqual, parseAbi, parseEventLogs } from 'viem'
-import { readContract, waitForTransactionReceipt } from 'viem/actions'
+import { multicall, readContract, waitForTransactionReceipt } from 'viem/actions'
 import {
   type SettlementHookContext,
   type VaultClient,
@@ -87,9 +87,10 @@ const defaults = {
   closeTimeoutMs: 30_000,
 }
 
-/** The contract's view of what a receiver is owed, and its transfer out of escrow. */
-const receiversAbi = parseAbi([
+/** The contract's view of what a receiver is owed, and of what each channel has had claimed. */
+const escrowAbi = parseAbi([
   'function receivers(address receiver, address token) view returns (uint128 totalClaimed, uint128 totalSettled)',
+  'function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)',
 ])
 
 /**
@@ -165,7 +166,7 @@ export async function prepareBatchSettlement(parameters: {
   const settleOwed = async ({ token, manager }: Manager) => {
     const [totalClaimed, totalSettled] = await readContract(vault.publicClient, {
       address: x402BatchSettlementAddress,
-      abi: receiversAbi,
+      abi: escrowAbi,
       functionName: 'receivers',
       args: [payTo, token],
     })
@@ -188,7 +189,9 @@ export async function prepareBatchSettlement(parameters: {
 
   const jobs = {
     claim: async (entry: Manager) => {
-      await entry.manager.claim()
+      await entry.manager.claim({
+        selectClaimChannels: (channels) => claimedOnChain(vault, storage, channels),
+      })
       if (options.refundIdleAfterMs !== false) {
         await entry.manager.refundIdleChannels({
           idleSecs: Math.ceil(options.refundIdleAfterMs / 1000),
@@ -293,6 +296,45 @@ async function receivedIn(
         isAddressEqual(log.args.to, payTo),
     )
     .reduce((sum, log) => sum + log.args.value, 0n)
+}
+
+/**
+ * The channels with vouchers to claim, each with what the chain shows claimed already. x402's scheme
+ * writes a voucher's channel with the `totalClaimed` it read when it verified the voucher, so a claim
+ * mined in between is forgotten in the storage, and x402's manager would claim that voucher again (a
+ * row that moves nothing and costs gas). One multicall, only when there is something to claim; the
+ * storage is corrected too.
+ */
+async function claimedOnChain(
+  vault: VaultClient,
+  storage: ChannelStorage,
+  channels: Channel[],
+): Promise<Channel[]> {
+  const candidates = channels.filter(
+    (channel) => BigInt(channel.chargedCumulativeAmount) > BigInt(channel.totalClaimed),
+  )
+  if (candidates.length === 0) return []
+  const states = await multicall(vault.publicClient, {
+    allowFailure: false,
+    contracts: candidates.map((channel) => ({
+      address: x402BatchSettlementAddress,
+      abi: escrowAbi,
+      functionName: 'channels' as const,
+      args: [channel.channelId as Hash] as const,
+    })),
+  })
+  return Promise.all(
+    candidates.map(async (channel, index) => {
+      const onChain = (states[index] as readonly [bigint, bigint])[1]
+      if (onChain <= BigInt(channel.totalClaimed)) return channel
+      await storage.updateChannel(channel.channelId, (current) =>
+        current && BigInt(current.totalClaimed) < onChain
+          ? { ...current, totalClaimed: onChain.toString() }
+          : current,
+      )
+      return { ...channel, totalClaimed: onChain.toString() }
+    }),
+  )
 }
 
 function jobLockOf(storage: ChannelStorage): ChannelJobLock | undefined {

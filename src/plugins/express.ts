@@ -3,6 +3,7 @@ import type { Response } from 'express'
 import type { CreatePaywallOptions, Paywall, PaywallSweeper } from './core.js'
 import { createPaywallFor } from './loadPaywall.js'
 
+export type { ChannelJobLock, PaywallBatchSettlement } from './batchSettlement.js'
 export type {
   CreatePaywallOptions,
   Paywall,
@@ -11,6 +12,11 @@ export type {
   PaywallScheme,
   PaywallSweeper,
 } from './core.js'
+export {
+  createPostgresChannelStorage,
+  type PostgresChannelStorage,
+  type PostgresChannelStorageOptions,
+} from './postgresChannelStorage.js'
 
 /** The Express middleware `createPaywall` returns. */
 export type ExpressPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPServer>

@@ -3,6 +3,7 @@ import type { Context } from 'hono'
 import type { CreatePaywallOptions, Paywall, PaywallSweeper } from './core.js'
 import { createPaywallFor } from './loadPaywall.js'
 
+export type { ChannelJobLock, PaywallBatchSettlement } from './batchSettlement.js'
 export type {
   CreatePaywallOptions,
   Paywall,
@@ -11,6 +12,11 @@ export type {
   PaywallScheme,
   PaywallSweeper,
 } from './core.js'
+export {
+  createPostgresChannelStorage,
+  type PostgresChannelStorage,
+  type PostgresChannelStorageOptions,
+} from './postgresChannelStorage.js'
 
 /** The Hono middleware `createPaywall` returns. */
 export type HonoPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPServer>

@@ -14,6 +14,8 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { Hono } from 'hono'
 import {
   createPublicClient,
+  decodeFunctionData,
+  erc20Abi,
   type Hex,
   http,
   isAddressEqual,
@@ -21,10 +23,11 @@ import {
   parseEventLogs,
   type TransactionReceipt,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CountingProxy } from '../../harness/countingProxy.js'
 import {
+  approvePermit2Once,
   depositedIn,
   merchantVault,
   receiptsFrom,
@@ -33,11 +36,12 @@ import {
 } from '../../harness/merchant.js'
 import { paymentResponseOf } from '../../harness/merchantApps.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
-import { type AttachToResourceServerOptions, parseUsdc } from '../../src/index.js'
+import { type AttachToResourceServerOptions, parseUsdc, type Sweeper } from '../../src/index.js'
 import type { PaywallBatchSettlement } from '../../src/plugins/batchSettlement.js'
-import { createPaywall } from '../../src/plugins/hono.js'
+import { createPaywall, createPostgresChannelStorage } from '../../src/plugins/hono.js'
 import { x402BatchSettlementAddress } from '../../src/sdk/shared.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
+import { startPostgres } from '../support/postgres.js'
 
 const chains = [{ chain: 'base-sepolia' }, { chain: 'base' }] as const
 
@@ -50,6 +54,10 @@ const batchSettlementAbi = parseAbi([
   'event Deposited(bytes32 indexed channelId, address indexed sender, uint128 amount, uint128 newBalance)',
   'event Claimed(bytes32 indexed channelId, address indexed sender, uint128 claimAmount, uint128 newTotalClaimed)',
   'event Settled(address indexed receiver, address indexed token, address indexed sender, uint128 amount)',
+  'struct Voucher { ChannelConfig channel; uint128 maxClaimableAmount; }',
+  'struct VoucherClaim { Voucher voucher; bytes signature; uint128 totalClaimed; }',
+  'function claim(VoucherClaim[] voucherClaims)',
+  'function claimWithSignature(VoucherClaim[] voucherClaims, bytes authorizerSignature)',
 ])
 
 type SweepOptions = Omit<AttachToResourceServerOptions, 'wallet'>
@@ -95,7 +103,7 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
   }
 
   /** A Hono shop selling `GET /tick` at 0.001 USDC with batch-settlement, its sweeper's events recorded. */
-  async function openShop(sweep: SweepOptions, batchSettlement: PaywallBatchSettlement) {
+  async function openShop(sweep: SweepOptions | false, batchSettlement: PaywallBatchSettlement) {
     const events = sweepEvents()
     const paywall = await createPaywall({
       vault: merchantVault(devnet, proxy.url),
@@ -109,11 +117,14 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
           mimeType: 'application/json',
         },
       },
-      sweep: {
-        ...sweep,
-        onIdleDeposit: events.onIdleDeposit,
-        onNonFatalError: events.onNonFatalError,
-      },
+      sweep:
+        sweep === false
+          ? false
+          : {
+              ...sweep,
+              onIdleDeposit: events.onIdleDeposit,
+              onNonFatalError: events.onNonFatalError,
+            },
       batchSettlement,
     })
     cleanups.push(() => paywall.close())
@@ -143,6 +154,22 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
         events(receipt).filter((log) => log.eventName === 'Claimed'),
       ),
     }
+  }
+
+  /** A new buyer with 1 USDC (and, on Base Sepolia, ETH for its one Permit2 approval, which it sends). */
+  async function newBuyer(): Promise<Hex> {
+    const key = generatePrivateKey()
+    const address = privateKeyToAccount(key).address
+    const hash = await t.walletFor(t.buyer).writeContract({
+      address: devnet.addresses.usdc,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [address, parseUsdc('1')],
+    })
+    expect((await t.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
+    await t.testClient.setBalance({ address, value: 10n ** 18n })
+    await approvePermit2Once(devnet, key)
+    return key
   }
 
   it('a stock batch-settlement buyer pays 5 times at 0.001; the vouchers move nothing; close() claims and settles exactly 0.005 to payTo, and the sweeper is fed that settlement alone and deposits it', async () => {
@@ -189,7 +216,7 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
     const deposit = 10n * price
     expect(buyerStart - (await usdcBalance(devnet, buyer()))).toBe(deposit)
     // Nothing is the merchant's yet, and the sweeper heard of nothing: a deposit is no income.
-    await shop.paywall.sweeper.idle()
+    await (shop.paywall.sweeper as Sweeper).idle()
     expect(await merchantBalance()).toBe(start)
     expect(shop.events.deposits).toEqual([])
 
@@ -257,5 +284,83 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
     expect(shop.events.deposits).toMatchObject([{ deposited: true, idleAmount: parseUsdc('10') }])
     expect(await merchantBalance()).toBe(reserve)
     expect(shop.events.problems).toEqual([])
+  })
+
+  it('two instances share one Postgres: concurrent buyers pay either, both claim jobs run, no voucher is claimed twice, and the merchant receives exactly the charges', async () => {
+    const postgres = await startPostgres()
+    cleanups.push(postgres.stop)
+    const storages = [
+      await createPostgresChannelStorage({ url: postgres.url }),
+      await createPostgresChannelStorage({ url: postgres.url }),
+    ]
+    cleanups.push(async () => {
+      for (const storage of storages) await storage.close()
+    })
+    const buyers = [devnet.accounts.buyer.privateKey, await newBuyer(), await newBuyer()]
+    const requestsEach = 4
+    const start = await merchantBalance()
+    const firstBlock = await nextBlock()
+    // Both instances claim every 100 ms and settle every 150: their jobs compete for the same channels.
+    const shops = await Promise.all(
+      storages.map((storage) =>
+        openShop(false, { storage, claimIntervalMs: 100, settleIntervalMs: 150 }),
+      ),
+    )
+    // A load balancer in front of the two: each call goes to the next instance.
+    let next = 0
+    const balanced = ((input: RequestInfo | URL, init?: RequestInit) =>
+      (shops[next++ % shops.length] as (typeof shops)[number]).appFetch(
+        input,
+        init,
+      )) as typeof fetch
+    await Promise.all(
+      buyers.map(async (key) => {
+        const pay = batchBuyer(balanced, key)
+        for (let request = 0; request < requestsEach; request++) {
+          const paid = await pay(shops[0]?.url as string)
+          expect(paid.status).toBe(200)
+        }
+      }),
+    )
+    await Promise.all(shops.map((shop) => shop.paywall.close()))
+
+    const charged = price * BigInt(requestsEach * buyers.length)
+    const { receipts, settled, claimed } = await escrowEvents(firstBlock)
+    expect(settled.reduce((sum, entry) => sum + entry.args.amount, 0n)).toBe(charged)
+    expect((await merchantBalance()) - start).toBe(charged)
+    // Each channel claimed exactly its buyer's charges, in rising totals.
+    const byChannel = new Map<string, bigint[]>()
+    for (const log of claimed) {
+      byChannel.set(log.args.channelId, [
+        ...(byChannel.get(log.args.channelId) ?? []),
+        log.args.newTotalClaimed,
+      ])
+    }
+    expect(byChannel.size).toBe(buyers.length)
+    for (const totals of byChannel.values()) {
+      expect(totals.at(-1)).toBe(price * BigInt(requestsEach))
+      expect(totals).toEqual([...new Set(totals)].sort((a, b) => (a < b ? -1 : 1)))
+    }
+    // No voucher claimed twice: every row of every claim transaction claimed something new.
+    let claimRows = 0
+    for (const receipt of receipts) {
+      if (!receipt.to || !isAddressEqual(receipt.to, x402BatchSettlementAddress)) continue
+      const { input } = await t.publicClient.getTransaction({ hash: receipt.transactionHash })
+      let rows: readonly unknown[]
+      try {
+        const call = decodeFunctionData({ abi: batchSettlementAbi, data: input })
+        rows = call.args[0] as readonly unknown[]
+      } catch {
+        continue // a deposit (or a settle), not a claim
+      }
+      claimRows += rows.length
+      const claims = parseEventLogs({
+        abi: batchSettlementAbi,
+        eventName: 'Claimed',
+        logs: receipt.logs,
+      })
+      expect(claims).toHaveLength(rows.length)
+    }
+    expect(claimRows).toBe(claimed.length)
   })
 })
