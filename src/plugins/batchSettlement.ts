@@ -190,9 +190,20 @@ export async function prepareBatchSettlement(parameters: {
   const jobs = {
     claim: async (entry: Manager) => {
       await entry.manager.claim({
-        selectClaimChannels: (channels) => claimedOnChain(vault, storage, channels),
+        // x402's manager would claim every stored channel, whatever its token: each claims its own.
+        selectClaimChannels: (channels) =>
+          claimedOnChain(
+            vault,
+            storage,
+            channels.filter(
+              (channel) =>
+                isAddressEqual(channel.channelConfig.token, entry.token) &&
+                isAddressEqual(channel.channelConfig.receiver, payTo),
+            ),
+          ),
       })
-      if (options.refundIdleAfterMs !== false) {
+      // A refund is the channel's own whatever the manager: one manager refunds them all.
+      if (options.refundIdleAfterMs !== false && entry === managers[0]) {
         await entry.manager.refundIdleChannels({
           idleSecs: Math.ceil(options.refundIdleAfterMs / 1000),
         })
