@@ -15,7 +15,7 @@ export type Sweep = {
 
 /**
  * One sweep of 10 USDC idle (the protocol's minimum deposit) by a merchant without a USDC allowance
- * to the router, as a fresh one: `depositIdle`, then every transaction the merchant sent meanwhile,
+ * to the router, as a fresh one: `sweep`, then every transaction the merchant sent meanwhile,
  * from the chain.
  *
  * @param ctx - The devnet. The merchant must have no allowance (`bench/run.ts` revokes it).
@@ -29,7 +29,7 @@ export async function measureSweep(ctx: BenchContext): Promise<Measured<Sweep>> 
   ctx.progress('sweep: one sweep of 10 USDC')
   const firstBlock = (await latestBlock(devnet)) + 1n
   const balance = await usdcBalance(devnet, merchant)
-  const result = await merchantVaultClient(devnet).depositIdle({
+  const result = await merchantVaultClient(devnet).sweep({
     reserve: balance - parseUsdc('10'),
     minIdleThreshold: '10',
   })

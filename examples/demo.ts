@@ -108,7 +108,7 @@ async function main() {
     if (i === 1) say(await howPaid(devnet, response))
     if (i === 1) {
       // A manual sweep in the sweeper's own queue shows the rule holding the money back.
-      const sweep = await merchant.paywall.sweeper.depositIdle()
+      const sweep = await merchant.paywall.sweeper.sweep()
       if (sweep.deposited) throw new Error('the sweeper deposited below the threshold')
       say(`   idle ${formatUsdc(sweep.idleAmount)} USDC < ${threshold} USDC: stays in the wallet`)
     }

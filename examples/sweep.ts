@@ -13,7 +13,7 @@ const { vault } = await merchantVaultFromEnv(process.env)
 await vault.verifyAddresses()
 await vault.ensureInitializedAndWait()
 
-const result = await vault.depositIdle({
+const result = await vault.sweep({
   minIdleThreshold: process.env.SWEEP_MIN_IDLE_USDC ?? '25',
   reserve: process.env.SWEEP_RESERVE_USDC ?? '10',
 })

@@ -20,6 +20,7 @@ import {
   type Paywall,
 } from '../src/plugins/express.js'
 import { createPaywall as createHonoPaywall } from '../src/plugins/hono.js'
+import { keepConnectionsAlive } from './keepConnectionsAlive.js'
 
 /**
  * A fetch that pays 402s as a buyer on the live chain would: x402's fetch wrapper and its exact EVM client
@@ -128,6 +129,7 @@ export const frameworks: Framework[] = [
         res.json({ free: true })
       })
       const server: Server = createHttpServer(app)
+      keepConnectionsAlive(server)
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
       const { port } = server.address() as AddressInfo
       return {

@@ -21,6 +21,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { createVaultClient, vaultChains, vaultHttp } from '../src/index.js'
 import { createPaywall } from '../src/plugins/express.js'
 import { toJsonSafe } from '../src/sdk/errors/classes.js'
+import { keepConnectionsAlive } from './keepConnectionsAlive.js'
 
 const say = (event: Record<string, unknown>) =>
   process.stdout.write(`${JSON.stringify(toJsonSafe(event))}\n`)
@@ -64,6 +65,7 @@ app.get('/paid', (_req, res) => {
   res.json({ paid: true })
 })
 const server = createServer(app)
+keepConnectionsAlive(server)
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 say({ type: 'ready', port: (server.address() as AddressInfo).port })
 
@@ -77,7 +79,7 @@ process.once('SIGTERM', async () => {
 for await (const line of createInterface({ input: process.stdin })) {
   if (line === 'sweep' && paywall.sweeper) {
     // A manual sweep rejects on failure (a collision with the other process, say): report it.
-    await paywall.sweeper.depositIdle().then(
+    await paywall.sweeper.sweep().then(
       (result) => say({ type: 'swept', ...result }),
       (error) => say({ type: 'swept', failed: error.code ?? String(error) }),
     )

@@ -191,24 +191,8 @@ export {
   type SettlementHookTarget,
   type Sweeper,
 } from './sdk/seller/attachToResourceServer.js'
-export type { NoDepositReason, SweepDecision } from './sdk/seller/decideSweep.js'
-export { type DepositIdleParameters, depositIdle } from './sdk/seller/depositIdle.js'
-export type {
-  MerchantSettlement,
-  SettlementHookContext,
-} from './sdk/seller/merchantSettlement.js'
-export { type DepositIdlePreview, previewDepositIdle } from './sdk/seller/previewDepositIdle.js'
+export type { SettlementHookContext } from './sdk/seller/merchantSettlement.js'
 export { readX402UsdcAsset } from './sdk/seller/readX402UsdcAsset.js'
-export type { SweeperMemory } from './sdk/seller/settlementRecord.js'
-export type {
-  IdleDeposit,
-  NoIdleDeposit,
-  SweepAmounts,
-  SweepOptions,
-  SweepResult,
-  SweepStep,
-} from './sdk/seller/sweep.js'
-export type { PauseChange, SweeperProblem, SweepPhase } from './sdk/seller/sweepObservers.js'
 export {
   type X402AssetTransferMethod,
   type X402UsdcAsset,
@@ -216,6 +200,31 @@ export {
   type X402UsdcPriceParameters,
   x402UsdcPrice,
 } from './sdk/seller/x402UsdcPrice.js'
+export type {
+  NoDepositReason,
+  NoIdleDepositReason,
+  SweepDecision,
+} from './sdk/sweep/decideSweep.js'
+export {
+  type DepositIdlePreview,
+  previewDepositIdle,
+  previewSweep,
+  type SweepPreview,
+} from './sdk/sweep/previewSweep.js'
+export type { MerchantSettlement, SweeperMemory } from './sdk/sweep/settlementRecord.js'
+export {
+  type DepositIdleParameters,
+  depositIdle,
+  type IdleDeposit,
+  type NoIdleDeposit,
+  type SweepAmounts,
+  type SweepOptions,
+  type SweepParameters,
+  type SweepResult,
+  type SweepStep,
+  sweep,
+} from './sdk/sweep/sweep.js'
+export type { PauseChange, SweeperProblem, SweepPhase } from './sdk/sweep/sweepObservers.js'
 export type {
   ApproveTransaction,
   DepositTransaction,

@@ -1,6 +1,7 @@
 /**
  * The layers of src/ and the direction of their imports: `plugins`, `mcp`, `cli` and `devnet` stand on
- * the SDK and reach it only through its entry files; the SDK stands on none of them.
+ * the SDK and reach it only through its entry files; the SDK stands on none of them. Inside the SDK,
+ * the sweep (`sdk/sweep`) stands on neither side that builds on it (`sdk/seller`, `sdk/buyer`).
  */
 import { readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -58,6 +59,18 @@ describe('the layers of src/', () => {
     expect(
       violations((from, to) => !from.startsWith('src/sdk/') || !sdkEntries.includes(to)),
     ).toEqual([])
+  })
+
+  it('the sweep stands below the seller and the buyer, which build on it', () => {
+    const found = violations(
+      (from, to) =>
+        !from.startsWith('src/sdk/sweep/') ||
+        !(to.startsWith('src/sdk/seller/') || to.startsWith('src/sdk/buyer/')),
+    )
+    expect(found).toEqual([])
+    expect(imports.find(({ from }) => from === 'src/sdk/buyer/attachToClient.ts')?.to).toContain(
+      'src/sdk/sweep/sweep.ts',
+    )
   })
 
   it('plugins and mcp do not import each other', () => {

@@ -204,8 +204,8 @@ function sdkCalls(vault: VaultClient): Record<string, () => Promise<unknown>> {
     depositAndWait: () => vault.depositAndWait({ amount, ...wait }),
     withdraw: () => vault.withdraw({ amount }),
     withdrawAndWait: () => vault.withdrawAndWait({ amount, ...wait }),
-    depositIdle: () => vault.depositIdle({ minIdleThreshold: 0n, ...wait }),
-    previewDepositIdle: () => vault.previewDepositIdle({ minIdleThreshold: 0n }),
+    sweep: () => vault.sweep({ minIdleThreshold: 0n, ...wait }),
+    previewSweep: () => vault.previewSweep({ minIdleThreshold: 0n }),
   }
 }
 
@@ -217,8 +217,15 @@ describe.concurrent('every entry point, under each RPC fault', () => {
       const actions = Object.keys(vault).filter(
         (key) => typeof vault[key as keyof VaultClient] === 'function' && key !== 'extend',
       )
+      // The deprecated former names, the very functions of attachToClient, sweep and previewSweep.
+      const formerNames = ['attachTo', 'depositIdle', 'previewDepositIdle']
       expect(actions.sort()).toEqual(
-        [...Object.keys(sdkCalls(vault)), 'attachToClient', 'attachToResourceServer'].sort(),
+        [
+          ...Object.keys(sdkCalls(vault)),
+          'attachToClient',
+          'attachToResourceServer',
+          ...formerNames,
+        ].sort(),
       )
     })
 

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util'
 import type { Address, Hash } from 'viem'
 import {
-  depositIdle,
   ensureInitializedAndWait,
   formatUsdc,
-  type NoDepositReason,
-  previewDepositIdle,
+  type NoIdleDepositReason,
+  previewSweep,
   type SweepAmounts,
+  sweep,
   type VaultChainName,
   type VaultContext,
   VaultPreconditionError,
@@ -95,7 +95,7 @@ type SweepReport = SweepAmounts & {
   /** The deposit's block and the shares it minted; `null` without a deposit (and in a dry run). */
   blockNumber: bigint | null
   sharesMinted: bigint | null
-  reason: NoDepositReason | null
+  reason: NoIdleDepositReason | null
   /** The registration sent first, if one was. */
   registrationTxHash: Hash | null
   /** In a dry run: whether a sweep would register the wallet first. */
@@ -168,8 +168,8 @@ export async function runSweepCommand(
     return runWatchCommand(vault, key, options, values)
   }
   const report = values['dry-run']
-    ? await previewSweep(vault, options)
-    : await sweep(vault, options)
+    ? await reportPreview(vault, options)
+    : await reportSweep(vault, options)
   process.stdout.write(values.json ? `${toJson(report)}\n` : summary(report))
   return 0
 }
@@ -249,8 +249,9 @@ async function assertOperatorReady(vault: VaultContext, key: SweepKey): Promise<
 /** The sweep's options: the wallet and the rule's amounts. */
 type SweepFlags = { wallet: Address; minIdleThreshold: bigint; reserve: bigint }
 
-async function previewSweep(vault: VaultContext, options: SweepFlags): Promise<SweepReport> {
-  const preview = await previewDepositIdle(vault, options)
+/** `--dry-run`: what a sweep would do now, as the report says it. */
+async function reportPreview(vault: VaultContext, options: SweepFlags): Promise<SweepReport> {
+  const preview = await previewSweep(vault, options)
   return {
     ...amountsOf(preview),
     chain: vault.chain,
@@ -266,10 +267,11 @@ async function previewSweep(vault: VaultContext, options: SweepFlags): Promise<S
   }
 }
 
-async function sweep(vault: VaultContext, options: SweepFlags): Promise<SweepReport> {
+/** One sweep now, the wallet registered first when it is not, as the report says it. */
+async function reportSweep(vault: VaultContext, options: SweepFlags): Promise<SweepReport> {
   // An operator key cannot register the wallet: assertOperatorReady checked it is registered.
   const registration = await ensureInitializedAndWait(vault, { wallet: options.wallet })
-  const result = await depositIdle(vault, options)
+  const result = await sweep(vault, options)
   return {
     ...amountsOf(result),
     chain: vault.chain,
@@ -291,7 +293,7 @@ function amountsOf(amounts: SweepAmounts): SweepAmounts {
   return { wallet, walletBalance, reserveFloor, idleAmount, minDeposit }
 }
 
-const reasonText: Record<NoDepositReason, string> = {
+const reasonText: Record<NoIdleDepositReason, string> = {
   'below-threshold': 'the idle USDC is below --min-idle',
   'below-protocol-minimum': "the idle USDC is below the vault's minimum deposit",
   'reserve-above-balance': 'the wallet holds less than --reserve, so none of it is idle',

@@ -3,15 +3,16 @@ import type { Context } from 'hono'
 import type { CreatePaywallOptions, Paywall, PaywallSweeper } from './core.js'
 import { createPaywallFor } from './loadPaywall.js'
 
-export type { ChannelJobLock, PaywallBatchSettlement } from './batchSettlement.js'
 export type {
   CreatePaywallOptions,
   Paywall,
+  PaywallBatchSettlement,
   PaywallFacilitator,
   PaywallRoute,
   PaywallScheme,
   PaywallSweeper,
 } from './core.js'
+export type { ChannelJobLock } from './paywallBatchSettlement.js'
 export {
   createPostgresChannelStorage,
   type PostgresChannelStorage,

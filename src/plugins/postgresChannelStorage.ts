@@ -7,7 +7,7 @@ import type { Pool, PoolClient } from 'pg'
 import { keccak256, stringToHex } from 'viem'
 import { VaultConfigError, VaultValidationError } from '../index.js'
 import { importPeer, redactSecrets } from '../sdk/shared.js'
-import type { ChannelJobLock } from './batchSettlement.js'
+import type { ChannelJobLock } from './paywallBatchSettlement.js'
 
 /** Where `createPostgresChannelStorage` keeps the channels. */
 export type PostgresChannelStorageOptions = {

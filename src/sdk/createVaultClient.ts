@@ -87,9 +87,8 @@ import {
   type SettlementHookTarget,
   type Sweeper,
 } from './seller/attachToResourceServer.js'
-import { type DepositIdleParameters, depositIdle } from './seller/depositIdle.js'
-import { type DepositIdlePreview, previewDepositIdle } from './seller/previewDepositIdle.js'
-import type { SweepResult } from './seller/sweep.js'
+import { previewSweep, type SweepPreview } from './sweep/previewSweep.js'
+import { type SweepParameters, type SweepResult, sweep } from './sweep/sweep.js'
 import type { WaitOptions } from './transactions.js'
 
 /** `createVaultContext`'s parameters: the clients, the chain and any address overrides. */
@@ -381,25 +380,37 @@ export type VaultActions = {
   /**
    * Sweeps now: deposits the wallet's USDC above `reserve` when that idle amount reaches
    * `max(minIdleThreshold, the protocol minimum)`. It takes its options from the call; a sweeper's own
-   * `depositIdle()` (from `attachToResourceServer`) takes none and uses the sweeper's options. Both join
+   * `sweep()` (from `attachToResourceServer`) takes none and uses the sweeper's options. Both join
    * the account's write queue, so they never run at once with another write of this process.
    *
    * @param params - `minIdleThreshold`, `reserve` (default 0), `wallet`, `confirmations`, `timeout`.
    * @returns The `IdleDeposit` it made (amounts and the transaction hash), or why it made none, with
    *   the amounts.
    * @example
-   * const result = await vault.depositIdle({ minIdleThreshold: '10', reserve: '50' })
+   * const result = await vault.sweep({ minIdleThreshold: '10', reserve: '50' })
    */
-  depositIdle: (params: DepositIdleParameters) => Promise<SweepResult>
+  sweep: (params: SweepParameters) => Promise<SweepResult>
   /**
-   * What `depositIdle` would do now, in one round trip, sending nothing.
+   * What `sweep` would do now, in one round trip, sending nothing.
    *
    * @param params - `minIdleThreshold`, `reserve`, `wallet`.
    * @returns The decision with the balance, reserve, idle amount, protocol minimum and registration.
    * @example
-   * const preview = await vault.previewDepositIdle({ minIdleThreshold: '10', reserve: '50' })
+   * const preview = await vault.previewSweep({ minIdleThreshold: '10', reserve: '50' })
    */
-  previewDepositIdle: (params: DepositIdleParameters) => Promise<DepositIdlePreview>
+  previewSweep: (params: SweepParameters) => Promise<SweepPreview>
+  /**
+   * The former name of `sweep`, the same action, kept for this beta.
+   *
+   * @deprecated Use `sweep`: a sweep makes an idle deposit.
+   */
+  depositIdle: (params: SweepParameters) => Promise<SweepResult>
+  /**
+   * The former name of `previewSweep`, the same action, kept for this beta.
+   *
+   * @deprecated Use `previewSweep`.
+   */
+  previewDepositIdle: (params: SweepParameters) => Promise<SweepPreview>
   /**
    * Sweeps after every x402 settlement that paid the merchant: attaches to the resource server's
    * after-settle hook, which returns at once while the sweep runs in the background. Problems go to
@@ -409,7 +420,7 @@ export type VaultActions = {
    * @param options - `minIdleThreshold`, `reserve`, `wallet`, `onIdleDeposit`, `onNonFatalError`,
    *   `onPauseChange`, tuning.
    * @returns The sweeper: `detach()` on shutdown (it finishes the sweeps sales scheduled),
-   *   `depositIdle()` to sweep now with its options, `sweepWithinRequests()` and `idle()` on an edge
+   *   `sweep()` to sweep now with its options, `sweepWithinRequests()` and `idle()` on an edge
    *   runtime.
    * @example
    * const sweeper = vault.attachToResourceServer(resourceServer, { minIdleThreshold: '10', reserve: '50' })
@@ -542,8 +553,10 @@ const clientActions = {
   depositAndWait,
   withdraw,
   withdrawAndWait,
-  depositIdle,
-  previewDepositIdle,
+  sweep,
+  previewSweep,
+  depositIdle: sweep,
+  previewDepositIdle: previewSweep,
   attachToResourceServer,
   attachToClient,
   attachTo: attachToClient,

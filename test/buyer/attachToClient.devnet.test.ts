@@ -719,7 +719,7 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
       redeposit: {
         minIdleThreshold: '0',
         debounceMs: 20,
-        onRedeposit: (deposit) => {
+        onIdleDeposit: (deposit) => {
           redeposits.push(deposit)
           redeposited()
         },
@@ -741,5 +741,19 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     expect(recalls).toHaveLength(1)
     expect(await withdrawalsSince(after)).toEqual([])
     expect((await withdrawalsSince(from)).length).toBe(1)
+  })
+
+  it("redeposit's former onRedeposit, deprecated, still hears of its idle deposit", async () => {
+    const shop = await openShop({ price: '10' })
+    let heard = (_deposit: IdleDeposit) => {}
+    const deposit = new Promise<IdleDeposit>((resolve) => {
+      heard = resolve
+    })
+    const { recalls } = attach(shop.client, {
+      redeposit: { minIdleThreshold: '0', debounceMs: 20, onRedeposit: (made) => heard(made) },
+    })
+    expect((await shop.pay(shop.url('/broken'))).status).toBe(500)
+    expect(await deposit).toMatchObject({ deposited: true, idleAmount: recalls[0]?.amount })
+    expect(await buyerLiquid()).toBe(0n)
   })
 })

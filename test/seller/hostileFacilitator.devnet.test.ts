@@ -13,7 +13,7 @@
  * Express merchant behind `createPaywall`.
  *
  * Each test's sweep deposits nothing on its own (the reserve is the merchant's whole balance); at its end,
- * 10 USDC sent straight to the merchant and one `sweeper.depositIdle()` make a deposit that covers every
+ * 10 USDC sent straight to the merchant and one `sweeper.sweep()` make a deposit that covers every
  * settlement the sweeper recorded, so the test reads them all in one place.
  */
 import { decodePaymentResponseHeader } from '@x402/core/http'
@@ -126,7 +126,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
       await sweeper.idle()
       const buyerPaid = startBuyer - (await usdcBalance(devnet, buyer()))
       await transferToMerchant(devnet, topUp)
-      const flush = await sweeper.depositIdle()
+      const flush = await sweeper.sweep()
       expect(flush).toMatchObject({ deposited: true })
       const deposits = events.deposits as IdleDeposit[]
       const deposited = deposits.reduce((sum, deposit) => sum + deposit.idleAmount, 0n)

@@ -60,6 +60,7 @@ import { type CreatePaywallOptions, preparePaywall } from '../../src/plugins/cor
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
 import { type HttpFaultProxy, startHttpFaultProxy } from '../support/httpFaultProxy.js'
+import { refusedUrl } from '../support/stubFacilitator.js'
 
 type SweepOptions = Omit<AttachToResourceServerOptions, 'wallet'>
 
@@ -373,7 +374,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
       expect(body.message).toEqual(expect.any(String))
       expect(await merchantBalance()).toBe(start)
       await shop.paywall.sweeper.idle()
-      await shop.paywall.sweeper.depositIdle()
+      await shop.paywall.sweeper.sweep()
       expect(rpc.sweepReads() - readsBefore).toBe(1) // the manual sweep's only
       // The facilitator answered (a refusal, not a failure): nothing for the seller to hear of.
       expect(shop.events.problems).toEqual([])
@@ -390,7 +391,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
       // The sale's sweep (once its settlement is checked on chain), then a manual one: both read the
       // balance and found 0.5 USDC idle.
       await shop.paywall.sweeper.idle()
-      expect(await shop.paywall.sweeper.depositIdle()).toMatchObject({
+      expect(await shop.paywall.sweeper.sweep()).toMatchObject({
         deposited: false,
         reason: 'below-threshold',
         idleAmount: parseUsdc('0.5'),
@@ -429,7 +430,7 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
       expect(await merchantBalance()).toBe(start)
       expect(await usdcBalance(devnet, devnet.accounts.buyer.address)).toBe(buyerStart)
       await shop.paywall.sweeper.idle()
-      await shop.paywall.sweeper.depositIdle()
+      await shop.paywall.sweeper.sweep()
       expect(rpc.sweepReads() - readsBefore).toBe(1) // the manual sweep's only
       // The seller hears of it, with its own phase; the sweeper had nothing to do with it.
       expect(shop.events.problems).toMatchObject([
@@ -731,16 +732,21 @@ describe.each(chains)('on $chain, where buyers pay through $method', (setting) =
         /it is undefined: is the variable that should hold it \(such as X402_FACILITATOR_URL\) set\?$/,
       ],
       [
+        // A port nothing listens on: the connection is refused (port 9 would not do: fetch refuses
+        // it as a bad port without connecting).
         'a facilitator that is down',
-        { facilitator: { url: 'http://127.0.0.1:9/x402?key=secret' } },
+        async () => ({ facilitator: { url: `${await refusedUrl()}/x402?key=secret` } }),
         'FACILITATOR_UNREACHABLE',
         /could not be reached/,
       ],
     ] as const)(
       '%s: a rejected promise with a clear error, never process.exit',
       async (_name, override, code, message) => {
+        const overrides = (
+          typeof override === 'function' ? await override() : override
+        ) as Partial<CreatePaywallOptions>
         const error = await expectVaultError(
-          framework.createPaywall({ ...options(), ...(override as Partial<CreatePaywallOptions>) }),
+          framework.createPaywall({ ...options(), ...overrides }),
           code,
         )
         expect(error.message).toMatch(message)

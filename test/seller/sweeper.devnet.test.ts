@@ -133,7 +133,7 @@ async function sweepHeldAtItsSend() {
  */
 async function afterScheduledSweeps(sweeper: Sweeper) {
   await timersTurn()
-  return sweeper.depositIdle()
+  return sweeper.sweep()
 }
 
 describe('what the sweeper counts as income', () => {
@@ -249,7 +249,7 @@ describe('each settlement once, in bounded memory', () => {
     })
     await transferToMerchant(devnet, parseUsdc('10'))
     // The manual sweep reports the settlements recorded so far: only the newest 3 were kept.
-    await sweeper.depositIdle()
+    await sweeper.sweep()
     await events.deposited()
     expect(events.deposits[0]?.settlements.map((s) => s.txHash)).toEqual(
       contexts.slice(2).map((c) => c.result.transaction),
@@ -259,7 +259,7 @@ describe('each settlement once, in bounded memory', () => {
     // The first hash was forgotten: it counts again. The last one is still known.
     await transferToMerchant(devnet, parseUsdc('10'))
     for (const context of [contexts[0], contexts[4]]) await target.settle(context)
-    await sweeper.depositIdle()
+    await sweeper.sweep()
     await events.deposited(2)
     expect(events.deposits[1]?.settlements.map((s) => s.txHash)).toEqual([
       contexts[0]?.result.transaction,
@@ -296,9 +296,9 @@ describe('one sweep at a time', () => {
     expect(events.deposits[0]?.settlements).toHaveLength(1)
   })
 
-  it('a manual depositIdle waits for the sweep in flight instead of racing it', async () => {
+  it('a manual sweep() waits for the sweep in flight instead of racing it', async () => {
     const { events, sweeper, held, from } = await sweepHeldAtItsSend()
-    const manual = sweeper.depositIdle()
+    const manual = sweeper.sweep()
     held.open()
     expect(await manual).toMatchObject({
       deposited: false,
@@ -660,7 +660,7 @@ describe('detach, the timer and the manual sweep', () => {
     await transferToMerchant(devnet, parseUsdc('10'))
     const context = settlementContext()
     await target.settle(context)
-    const result = await sweeper.depositIdle()
+    const result = await sweeper.sweep()
     expect(result).toMatchObject({ deposited: true, idleAmount: parseUsdc('10') })
     await events.deposited()
     expect(events.deposits[0]).toMatchObject({

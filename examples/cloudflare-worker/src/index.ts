@@ -134,7 +134,7 @@ app.get('/weather', (c) => c.json({ sky: 'clear', celsius: 21 }))
  */
 async function scheduledSweep(env: Env): Promise<void> {
   const { vault, wallet } = vaultOf(env)
-  const result = await vault.depositIdle({ wallet, ...ruleOf(env), timeout: receiptTimeoutMs })
+  const result = await vault.sweep({ wallet, ...ruleOf(env), timeout: receiptTimeoutMs })
   console.log(
     result.deposited
       ? `cron: deposited ${formatUsdc(result.idleAmount)} USDC: ${result.txHash}`

@@ -5,9 +5,9 @@ import { toVaultError } from '../errors/toVaultError.js'
 import { resolveAccount, validateUsdcOption } from '../internal/validate.js'
 import { runExclusive } from '../internal/writeQueue.js'
 import type { AttachToResourceServerOptions } from '../seller/attachToResourceServer.js'
-import { type IdleDeposit, resolveSweepSettings, sweepIn } from '../seller/sweep.js'
-import { SweepScheduler } from '../seller/sweepScheduler.js'
-import { resolveSweepTuning } from '../seller/sweepTuning.js'
+import { type IdleDeposit, resolveSweepSettings, sweepIn } from '../sweep/sweep.js'
+import { SweepScheduler } from '../sweep/sweepScheduler.js'
+import { resolveSweepTuning } from '../sweep/sweepTuning.js'
 import { buyerPaymentOf, type PaymentCreationHookContext } from './buyerPayment.js'
 import { BuyerPolicy, type BuyerPolicyOptions } from './buyerPolicy.js'
 import { rememberThrown } from './findVaultError.js'
@@ -52,7 +52,7 @@ export type PaymentRequiredHookTarget = {
  *   chain (it proceeds);
  * - `balance-read`, `withdraw`, `receipt`: a recall's step;
  * - `redeposit`: sweeping the excess back into the vault;
- * - `observer`: an `onRecall` or `onRedeposit` callback threw or rejected.
+ * - `observer`: an `onRecall` or `redeposit.onIdleDeposit` callback threw or rejected.
  */
 export type BuyerPhase = 'payment-check' | RecallStep | 'redeposit' | 'observer'
 
@@ -85,13 +85,22 @@ export type AttachToClientOptions = BuyerPolicyOptions & {
   onNonFatalError?: ((problem: BuyerProblem) => unknown) | undefined
   /**
    * Sweep the wallet's USDC above `reserve` back into the vault once no payment is in flight, with the
-   * seller's rule (`depositIdle`): when it reaches `minIdleThreshold` (and the protocol minimum).
-   * `debounceMs` (default 2 000) is how long the wallet must be quiet first.
+   * seller's rule (`sweep`): when it reaches `minIdleThreshold` (and the protocol minimum).
+   * `debounceMs` (default 2 000) is how long the wallet must be quiet first; `onIdleDeposit` is called
+   * with each idle deposit it makes.
    */
   redeposit?:
     | {
         minIdleThreshold: bigint | string
         debounceMs?: number | undefined
+        /** Called after each idle deposit's receipt succeeds. */
+        onIdleDeposit?: ((deposit: IdleDeposit) => unknown) | undefined
+        /**
+         * The former name of `onIdleDeposit`, kept for this beta; not called when `onIdleDeposit` is
+         * given.
+         *
+         * @deprecated Use `onIdleDeposit`, as the seller's sweeper names it.
+         */
         onRedeposit?: ((deposit: IdleDeposit) => unknown) | undefined
       }
     | undefined
@@ -245,6 +254,7 @@ export function attachToClient(
   const redepositSettings = redeposit
     ? resolveSweepSettings(ctx, { wallet, minIdleThreshold: redeposit.minIdleThreshold, reserve })
     : undefined
+  const onIdleDeposit = redeposit?.onIdleDeposit ?? redeposit?.onRedeposit
   /** Refuses a redeposit's send when a payment started after its read. */
   const paymentStarted = new Error('a payment started')
   const scheduler = redepositSettings
@@ -260,7 +270,7 @@ export function attachToClient(
                 },
               }),
             )
-            if (result.deposited) notify(redeposit?.onRedeposit, result)
+            if (result.deposited) notify(onIdleDeposit, result)
           } catch (error) {
             // A payment that starts now asks for a redeposit again once it is released.
             if (error !== paymentStarted) problem('redeposit', error, false)

@@ -6,7 +6,7 @@ import type { VaultError } from '../errors/classes.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { sleep } from '../internal/sleep.js'
 import { runExclusive } from '../internal/writeQueue.js'
-import { type SweepRetryPolicy, sweepRetryDelay } from '../seller/sweepRetry.js'
+import { type SweepRetryPolicy, sweepRetryDelay } from '../sweep/sweepRetry.js'
 import type { WaitOptions } from '../transactions.js'
 
 /** A confirmed recall: a withdrawal by net amount that brought the wallet what its payments lacked. */

@@ -2,18 +2,18 @@ import type { VaultContext } from '../context.js'
 import { VaultValidationError } from '../errors/classes.js'
 import { resolveAccount } from '../internal/validate.js'
 import { formatUsdc } from '../money.js'
-import { merchantSettlementOf, type SettlementHookContext } from './merchantSettlement.js'
-import { SettlementRecord, type SweeperMemory } from './settlementRecord.js'
+import { SettlementRecord, type SweeperMemory } from '../sweep/settlementRecord.js'
 import {
   type IdleDeposit,
   resolveSweepSettings,
   type SweepOptions,
   type SweepResult,
-} from './sweep.js'
-import { type PauseChange, type SweeperProblem, sweepObservers } from './sweepObservers.js'
-import { SweepScheduler } from './sweepScheduler.js'
-import { resolveSweepTuning } from './sweepTuning.js'
-import { type SweeperParts, sweepOnce, sweepWithRetries } from './sweepWithRetries.js'
+} from '../sweep/sweep.js'
+import { type PauseChange, type SweeperProblem, sweepObservers } from '../sweep/sweepObservers.js'
+import { SweepScheduler } from '../sweep/sweepScheduler.js'
+import { resolveSweepTuning } from '../sweep/sweepTuning.js'
+import { type SweeperParts, sweepOnce, sweepWithRetries } from '../sweep/sweepWithRetries.js'
+import { merchantSettlementOf, type SettlementHookContext } from './merchantSettlement.js'
 
 /**
  * Anything with x402's after-settle hook: an `x402ResourceServer` of `@x402/core/server` (also
@@ -75,8 +75,14 @@ export type Sweeper = {
    * Sweeps now, with the sweeper's own options (it takes none), in the same per-account queue as the
    * sweeper's sweeps (never at the same time as one). A deposit is reported to `onIdleDeposit` as well,
    * with the settlements it covers, and returned as the same `IdleDeposit`. One attempt: a failure
-   * rejects. It still works after `detach()`. `vault.depositIdle(params)` differs: it takes its
-   * options as arguments, and knows of no settlements and no observers.
+   * rejects. It still works after `detach()`. `vault.sweep(params)` differs: it takes its options as
+   * arguments, and knows of no settlements and no observers.
+   */
+  sweep(): Promise<SweepResult>
+  /**
+   * The former name of `sweep()`, the same method, kept for this beta.
+   *
+   * @deprecated Use `sweep()`: a sweep makes an idle deposit.
    */
   depositIdle(): Promise<SweepResult>
   /** What the sweeper holds in memory, to check that it stays bounded (`maxTrackedSettlements`). */
@@ -108,7 +114,7 @@ export type Sweeper = {
  * merchant count (`merchantSettlementOf`: success, a transaction hash, scheme `exact` or `upto`, and
  * this wallet, network and USDC), each once (by transaction hash). A sweep starts `debounceMs` after
  * the last settlement of a burst; sweeps never overlap, and settlements that arrive during one lead to
- * exactly one follow-up sweep. Each sweep is `depositIdle` with these options: the rule sweeps the
+ * exactly one follow-up sweep. Each sweep is `sweep` with these options: the rule sweeps the
  * balance, so money that arrived without a hook (a direct transfer, a settlement x402 gave up on) goes
  * in at the next sweep; `sweepIntervalMs` adds sweeps on a timer.
  *
@@ -124,7 +130,7 @@ export type Sweeper = {
  * @param options - `minIdleThreshold`, `reserve`, `wallet`, `onIdleDeposit`, `onNonFatalError`,
  *   `onPauseChange`, `sweepIntervalMs`, `debounceMs`, `maxDebounceMs`, `retry`,
  *   `maxTrackedSettlements`, `receiptTimeoutMs`.
- * @returns `{ detach(), depositIdle(), memory(), idle(), sweepWithinRequests() }`.
+ * @returns `{ detach(), sweep(), memory(), idle(), sweepWithinRequests() }`.
  * @throws {VaultValidationError} for bad options; {VaultConfigError} `WALLET_CLIENT_REQUIRED`,
  *   `ACCOUNT_REQUIRED` when the client cannot send.
  * @example
@@ -174,13 +180,15 @@ export function attachToResourceServer(
       parts.observers.problem('settlement-check', error, false)
     }
   })
+  const sweep = async () => {
+    const result = await sweepOnce(parts)
+    notePause(result)
+    return result
+  }
   return {
     detach: () => scheduler.finish(),
-    depositIdle: async () => {
-      const result = await sweepOnce(parts)
-      notePause(result)
-      return result
-    },
+    sweep,
+    depositIdle: sweep,
     memory: () => parts.record.memory(),
     idle: () => scheduler.idle(),
     sweepWithinRequests: () => scheduler.sweepWithinRequests(),

@@ -1,5 +1,6 @@
 import { type Address, type Hash, isAddressEqual } from 'viem'
 import type { VaultContext } from '../context.js'
+import type { MerchantSettlement } from '../sweep/settlementRecord.js'
 
 /**
  * What x402 hands an after-settle hook (`SettleResultContext` of `@x402/core/server`), reduced to the fields
@@ -26,15 +27,6 @@ export type SettlementHookContext = {
     | undefined
 }
 
-/** A settlement that paid the merchant in the vault's USDC. */
-export type MerchantSettlement = {
-  txHash: Hash
-  /** USDC received, in base units (for `upto`, what was actually settled). */
-  amount: bigint
-  payer: Address | undefined
-  scheme: 'exact' | 'upto' | 'batch-settlement'
-}
-
 /** Why a settlement is not income for this merchant. */
 export type IgnoredSettlementReason =
   | 'not-successful'
@@ -49,8 +41,8 @@ const addressPattern = /^0x[0-9a-fA-F]{40}$/
 
 /**
  * Decides whether an x402 settlement paid `wallet` in the vault's USDC: a success with a
- * well-formed transaction hash, scheme `exact` or `upto`, and `payTo`, network and asset matching the client
- * (addresses compared case-insensitively). Of x402's `batch-settlement`, only a settlement (`payload.type`
+ * well-formed transaction hash, scheme `exact`, `upto` or a `batch-settlement` settle, and `payTo`,
+ * network and asset matching the client (addresses compared case-insensitively). Of x402's `batch-settlement`, only a settlement (`payload.type`
  * `settle`, the escrow's transfer to `payTo`) is income: a voucher reports success with an empty hash and
  * moves nothing, and a deposit (or a refund) moves the buyer's money into (or out of) the escrow.
  *

@@ -136,11 +136,11 @@ describe('attachToResourceServer, without a chain', () => {
     await sweeper.detach()
   })
 
-  it("the handle's depositIdle makes one attempt, rejects, and leaves the settlements pending", async () => {
+  it("the handle's sweep() makes one attempt, rejects, and leaves the settlements pending", async () => {
     const { ctx, requests } = failingVault(503)
     const { target, sweeper, problems } = attach(ctx, { debounceMs: 60_000 })
     await target.settle(paid(ctx, 0))
-    await expect(sweeper.depositIdle()).rejects.toMatchObject({ code: 'RPC_HTTP_ERROR' })
+    await expect(sweeper.sweep()).rejects.toMatchObject({ code: 'RPC_HTTP_ERROR' })
     expect(requests).toHaveLength(1)
     expect(problems).toEqual([])
     expect(sweeper.memory()).toMatchObject({ trackedSettlements: 1, pendingSettlements: 1 })

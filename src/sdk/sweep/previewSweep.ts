@@ -8,14 +8,14 @@ import {
 } from './sweep.js'
 
 /** What a sweep would do now, with the numbers it decides on (base units). */
-export type DepositIdlePreview = SweepDecision &
+export type SweepPreview = SweepDecision &
   Pick<SweepAmounts, 'wallet' | 'minDeposit'> & {
     /** Whether the router knows the wallet; a deposit needs it (`ensureInitializedAndWait`). */
     registered: boolean
   }
 
 /**
- * Tells what `depositIdle` would do now, without sending anything: one RPC round trip, then the sweep
+ * Tells what `sweep` would do now, without sending anything: one RPC round trip, then the sweep
  * rule (see `decideSweep`). Works with a read-only client when `wallet` is given.
  *
  * @param ctx - The vault client.
@@ -26,13 +26,10 @@ export type DepositIdlePreview = SweepDecision &
  *   minimum and whether the wallet is registered.
  * @throws {VaultValidationError} `INVALID_AMOUNT`, `INVALID_ADDRESS`; {VaultRpcError} on RPC trouble.
  * @example
- * const preview = await vault.previewDepositIdle({ minIdleThreshold: '10', reserve: '50' })
+ * const preview = await vault.previewSweep({ minIdleThreshold: '10', reserve: '50' })
  * if (preview.deposit) console.log(`would deposit ${formatUsdc(preview.idleAmount)} USDC`)
  */
-export async function previewDepositIdle(
-  ctx: VaultContext,
-  params: SweepOptions,
-): Promise<DepositIdlePreview> {
+export async function previewSweep(ctx: VaultContext, params: SweepOptions): Promise<SweepPreview> {
   const settings = resolveSweepSettings(ctx, params)
   const { checks, decision } = await readSweepDecision(ctx, settings)
   return {
@@ -42,3 +39,17 @@ export async function previewDepositIdle(
     registered: checks.registered,
   }
 }
+
+/**
+ * The former name of {@link previewSweep}, the same function, kept for this beta.
+ *
+ * @deprecated Use `previewSweep`.
+ */
+export const previewDepositIdle: typeof previewSweep = previewSweep
+
+/**
+ * The former name of {@link SweepPreview}, kept for this beta.
+ *
+ * @deprecated Use `SweepPreview`.
+ */
+export type DepositIdlePreview = SweepPreview

@@ -1,54 +1,16 @@
 import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import type { Network } from '@x402/core/types'
-import type { AuthorizerSigner, Channel, ChannelStorage } from '@x402/evm/batch-settlement/server'
+import {
+  BatchSettlementEvmScheme,
+  type Channel,
+  type ChannelStorage,
+} from '@x402/evm/batch-settlement/server'
 import { type Address, erc20Abi, type Hash, isAddressEqual, parseAbi, parseEventLogs } from 'viem'
 import { multicall, readContract, waitForTransactionReceipt } from 'viem/actions'
-import {
-  type SettlementHookContext,
-  type VaultClient,
-  VaultTransactionError,
-  VaultValidationError,
-} from '../index.js'
+import { type SettlementHookContext, type VaultClient, VaultTransactionError } from '../index.js'
 import { redactSecrets, x402BatchSettlementAddress } from '../sdk/shared.js'
+import type { CheckedBatchSettlement } from './paywallOptions.js'
 import type { PaywallReport } from './paywallSettlements.js'
-
-/**
- * How a paywall runs x402's `batch-settlement` routes: where the channels' state lives, and how often
- * x402's channel manager claims the buyers' vouchers, settles the claimed money to `payTo` and refunds
- * idle channels.
- */
-export type PaywallBatchSettlement = {
-  /**
-   * Where the channels (each buyer's deposit, its latest voucher, what is claimed) are kept: an x402
-   * `ChannelStorage`. Default x402's `InMemoryChannelStorage`, for one instance: what is not claimed yet
-   * is lost with the process (the buyers can take it back after the channel's withdraw delay). Several
-   * instances share one store: `createPostgresChannelStorage` (its claims run on one instance at a
-   * time), or x402's `RedisChannelStorage`.
-   */
-  storage?: ChannelStorage | undefined
-  /**
-   * The key that signs claims and refunds as the channels' receiver authorizer. Default: none, the
-   * facilitator's (it must advertise one, as x402's does).
-   */
-  receiverAuthorizer?: AuthorizerSigner | undefined
-  /** How often the vouchers are claimed, in ms. Default 60 000. */
-  claimIntervalMs?: number | undefined
-  /**
-   * How often what is claimed is settled to `payTo` (one transfer, which the sweep then follows), in ms.
-   * Default 300 000.
-   */
-  settleIntervalMs?: number | undefined
-  /**
-   * A channel without a request for this long, in ms, has its unclaimed deposit refunded to its buyer
-   * (checked with each claim). Default 86 400 000 (a day); `false` refunds none.
-   */
-  refundIdleAfterMs?: number | false | undefined
-  /**
-   * How long `close()` may take to claim and settle what is owed, in ms. Default 30 000. What is not
-   * settled by then stays in the storage (and in the contract's escrow) for the next start.
-   */
-  closeTimeoutMs?: number | undefined
-}
 
 /**
  * A channel storage that also says which instance runs the claims: `createPostgresChannelStorage`'s.
@@ -80,13 +42,6 @@ export type BatchSettlementRunner = {
   close: () => Promise<void>
 }
 
-const defaults = {
-  claimIntervalMs: 60_000,
-  settleIntervalMs: 300_000,
-  refundIdleAfterMs: 86_400_000,
-  closeTimeoutMs: 30_000,
-}
-
 /** The contract's view of what a receiver is owed, and of what each channel has had claimed. */
 const escrowAbi = parseAbi([
   'function receivers(address receiver, address token) view returns (uint128 totalClaimed, uint128 totalSettled)',
@@ -94,52 +49,45 @@ const escrowAbi = parseAbi([
 ])
 
 /**
- * Registers x402's batch-settlement server scheme for the vault's network on the resource server (it
- * keeps the channels in the seller's storage, and answers vouchers with no transaction), and prepares
- * x402's channel manager for each asset the routes accept. The jobs start with `start()`: the claims
- * (and idle refunds) every `claimIntervalMs`, the settlement every `settleIntervalMs`. A settlement is
- * sent only when the contract owes `payTo` something, read from the chain, so an instance that did not
- * make the claims (or started after a crash) still settles them. With a storage that offers a lock
+ * Prepares x402's channel manager for each asset the routes accept, over the `batch-settlement` scheme
+ * registered on the resource server (`registerPaywallSchemes`: it keeps the channels in the seller's
+ * storage, and answers vouchers with no transaction). The jobs start with `start()`: the claims (and
+ * idle refunds) every `claimIntervalMs`, the settlement every `settleIntervalMs`. A settlement is sent
+ * only when the contract owes `payTo` something, read from the chain, so an instance that did not make
+ * the claims (or started after a crash) still settles them. With a storage that offers a lock
  * (`ChannelJobLock`) the jobs run on one instance at a time.
  *
  * @param parameters - The vault, `payTo`, the resource server, the facilitator client the manager sends
- *   its claims to, the accepted assets, the seller's options, how to report, and where a settlement to
- *   `payTo` goes (the sweeper's feed).
+ *   its claims to, the accepted assets, the checked `batchSettlement`, how to report, and where a
+ *   settlement to `payTo` goes (the sweeper's feed).
  * @returns `{ start, close }`.
- * @throws {VaultValidationError} for a bad option.
+ * @throws {Error} when the resource server has no `batch-settlement` scheme of x402's registered.
+ * @example
+ * const batch = paywallBatchSettlement({ vault, payTo, resourceServer, facilitatorClient, assets, options, report, settled })
+ * batch.start()
  */
-export async function prepareBatchSettlement(parameters: {
+export function paywallBatchSettlement(parameters: {
   vault: VaultClient
   payTo: Address
   resourceServer: x402ResourceServer
   facilitatorClient: FacilitatorClient
   assets: readonly Address[]
-  options: PaywallBatchSettlement | undefined
+  options: CheckedBatchSettlement
   report: PaywallReport
   settled: (context: SettlementHookContext) => void
-}): Promise<BatchSettlementRunner> {
-  const { vault, payTo, resourceServer, facilitatorClient, report, settled } = parameters
-  const options = checkedOptions(parameters.options)
-  const x402 = await import('@x402/evm/batch-settlement/server')
+}): BatchSettlementRunner {
+  const { vault, payTo, resourceServer, facilitatorClient, options, report, settled } = parameters
   const network = vault.network as Network
-  let storage = options.storage
-  if (storage === undefined) {
-    storage = new x402.InMemoryChannelStorage()
+  const scheme = resourceServer.getRegisteredScheme(network, 'batch-settlement')
+  if (!(scheme instanceof BatchSettlementEvmScheme)) {
+    throw new Error(`x402's batch-settlement scheme is not registered for ${network}`)
+  }
+  const storage = scheme.getStorage()
+  if (options.storage === undefined) {
     console.warn(
       "x402-vault: batch-settlement channels are kept in this process's memory: vouchers not yet claimed are lost if it stops without close(), and a second instance would not see them. Give `batchSettlement.storage` (createPostgresChannelStorage) to keep them in a shared store.",
     )
   }
-  const existing = resourceServer.getRegisteredScheme(network, 'batch-settlement')
-  const scheme =
-    existing instanceof x402.BatchSettlementEvmScheme
-      ? existing
-      : new x402.BatchSettlementEvmScheme(payTo, {
-          storage,
-          ...(options.receiverAuthorizer
-            ? { receiverAuthorizerSigner: options.receiverAuthorizer }
-            : {}),
-        })
-  if (existing === undefined) resourceServer.register(network, scheme)
   const lock = jobLockOf(storage)
   const managers = parameters.assets.map((token) => ({
     token,
@@ -351,62 +299,6 @@ async function claimedOnChain(
 function jobLockOf(storage: ChannelStorage): ChannelJobLock | undefined {
   const candidate = storage as Partial<ChannelJobLock>
   return typeof candidate.whileLocked === 'function' ? (candidate as ChannelJobLock) : undefined
-}
-
-function checkedOptions(given: PaywallBatchSettlement | undefined) {
-  if (given !== undefined && (typeof given !== 'object' || given === null)) {
-    throw new VaultValidationError('`batchSettlement` must be an object of options.', {
-      code: 'INVALID_ARGUMENT',
-      details: { field: 'batchSettlement' },
-    })
-  }
-  const storage = given?.storage
-  if (
-    storage !== undefined &&
-    !['get', 'list', 'updateChannel'].every(
-      (method) => typeof (storage as unknown as Record<string, unknown>)?.[method] === 'function',
-    )
-  ) {
-    throw new VaultValidationError(
-      '`batchSettlement.storage` must be an x402 ChannelStorage (get, list, updateChannel), such as createPostgresChannelStorage()',
-      { code: 'INVALID_ARGUMENT', details: { field: 'batchSettlement.storage' } },
-    )
-  }
-  const authorizer = given?.receiverAuthorizer
-  if (authorizer !== undefined && typeof authorizer?.signTypedData !== 'function') {
-    throw new VaultValidationError(
-      '`batchSettlement.receiverAuthorizer` must be a signer with an address and signTypedData, such as a viem local account.',
-      { code: 'INVALID_ARGUMENT', details: { field: 'batchSettlement.receiverAuthorizer' } },
-    )
-  }
-  const ms = (field: keyof typeof defaults, allowFalse = false): number | false => {
-    const value = given?.[field]
-    if (value === undefined) return defaults[field]
-    if (allowFalse && value === false) return false
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-      throw new VaultValidationError(
-        `\`batchSettlement.${field}\` must be a positive whole number of ms${allowFalse ? ', or false' : ''} (${String(value)}).`,
-        { code: 'INVALID_ARGUMENT', details: { field: `batchSettlement.${field}` } },
-      )
-    }
-    return value
-  }
-  return {
-    storage,
-    receiverAuthorizer: authorizer,
-    claimIntervalMs: ms('claimIntervalMs') as number,
-    settleIntervalMs: ms('settleIntervalMs') as number,
-    refundIdleAfterMs: ms('refundIdleAfterMs', true),
-    closeTimeoutMs: ms('closeTimeoutMs') as number,
-  }
-}
-
-/** A batch-settlement route needs the facilitator client, which only a paywall that builds its resource server has. */
-export function batchSettlementNeedsFacilitator(): VaultValidationError {
-  return new VaultValidationError(
-    'A `batch-settlement` route needs `facilitator` (not `resourceServer`): the paywall sends the channel manager’s claims, settlements and refunds to it.',
-    { code: 'INVALID_ARGUMENT', details: { field: 'resourceServer' } },
-  )
 }
 
 function messageOf(error: unknown): string {

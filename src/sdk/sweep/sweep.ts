@@ -14,16 +14,17 @@ import {
 } from '../internal/depositPreflight.js'
 import { tvlHeadroom } from '../internal/shareMath.js'
 import { validateUsdcOption, validateWallet } from '../internal/validate.js'
-import type { WriteSlot } from '../internal/writeQueue.js'
+import { runExclusive, type WriteSlot } from '../internal/writeQueue.js'
 import type { WaitOptions } from '../transactions.js'
-import { decideSweep, type NoDepositReason, type SweepDecision } from './decideSweep.js'
-import type { MerchantSettlement } from './merchantSettlement.js'
+import { decideSweep, type NoIdleDepositReason, type SweepDecision } from './decideSweep.js'
+import type { MerchantSettlement } from './settlementRecord.js'
 
 /*
  * A sweep makes an idle deposit: it reads the merchant wallet's USDC balance and the vault, applies
  * the sweep rule (`decideSweep`), and when the rule says so deposits all of the idle USDC and waits
- * for the receipt. `depositIdle`, the sweeper of `attachToResourceServer` and its `depositIdle()` all
- * run this one sweep; they differ only in how it is started, retried and reported.
+ * for the receipt. `sweep` (below), the sweepers (`attachToResourceServer` and its `sweep()`,
+ * `x402-vault sweep --watch`) and the buyer's redeposit all run this one sweep, `sweepIn`; they differ
+ * only in how it is started, retried and reported.
  */
 
 /** The options every sweep takes, as given: amounts as bigint base units or decimal USDC strings. */
@@ -66,13 +67,13 @@ export type IdleDeposit = SweepAmounts & {
   /**
    * The merchant settlements this deposit covers: those an attached sweeper recorded since its
    * previous deposit and before this sweep read the balance (at most `maxTrackedSettlements`, the
-   * newest). `[]` for `vault.depositIdle`, which knows of no settlements.
+   * newest). `[]` for `vault.sweep`, which knows of no settlements.
    */
   settlements: MerchantSettlement[]
 }
 
 /** A sweep that deposited nothing, and why. */
-export type NoIdleDeposit = SweepAmounts & { deposited: false; reason: NoDepositReason }
+export type NoIdleDeposit = SweepAmounts & { deposited: false; reason: NoIdleDepositReason }
 
 /** What a sweep did: the deposit, or why there was none. */
 export type SweepResult = IdleDeposit | NoIdleDeposit
@@ -218,3 +219,62 @@ export async function sweepIn(
     settlements: [],
   }
 }
+
+/** What `sweep` takes: the sweep's options, and how its receipt is awaited. */
+export type SweepParameters = SweepOptions & WaitOptions
+
+/**
+ * Sweeps the merchant wallet now, with the options given: reads its USDC balance and the vault
+ * (pause, minimum deposit, TVL cap and what the deposit needs) in one round trip, applies the sweep
+ * rule, and when it says so deposits all of the idle USDC and waits for the receipt.
+ *
+ * The rule: `reserveFloor = reserve`; `idleAmount = walletBalance − reserveFloor` (0 if negative); a
+ * deposit of all of `idleAmount` happens when `idleAmount ≥ max(minIdleThreshold, protocol minimum)`,
+ * deposits are not paused and the TVL cap has room for it.
+ *
+ * How it differs from the `sweep()` of an attached sweeper (`attachToResourceServer`): this one
+ * takes its options here and knows of no settlements (its deposit's `settlements` is `[]`) and no
+ * observers; the sweeper's takes no arguments, sweeps with the sweeper's own options, reports its
+ * deposit (with the settlements it covers) to `onIdleDeposit` as well, and returns the same thing.
+ * Both make one attempt, reject on failure, and run in the same per-account queue.
+ *
+ * It runs as one unit in the sending account's write queue, so it never races another write from this
+ * process (a sweep of `attachToResourceServer` included). Another process sending with the same key at
+ * the same moment makes it fail with `NONCE_CONFLICT` (retryable, nothing sent) or be refused before
+ * sending because the balance moved; sweeping again then deposits what is left, if anything.
+ *
+ * @param ctx - The vault client, with a wallet client whose account sends the deposit.
+ * @param params - `minIdleThreshold`, `reserve` (default 0), as bigint base units or decimal USDC
+ *   strings; `wallet` (default: the wallet client's account); `confirmations`, `timeout`.
+ * @returns An `IdleDeposit` (`{ deposited: true, idleAmount, txHash, sharesMinted, … }`) or a
+ *   `NoIdleDeposit` (`{ deposited: false, reason }`, the reason `below-threshold`,
+ *   `below-protocol-minimum`, `reserve-above-balance`, `paused` or `tvl-cap`); both with the wallet, its balance, the reserve
+ *   floor, the idle amount and the protocol minimum.
+ * @throws {VaultValidationError} `INVALID_AMOUNT`, `INVALID_ADDRESS`; {VaultPreconditionError}
+ *   `WALLET_NOT_REGISTERED` (see `ensureInitializedAndWait`); RPC, contract and transaction errors as
+ *   `depositAndWait` throws them.
+ * @example
+ * const result = await vault.sweep({ minIdleThreshold: '10', reserve: '50' })
+ * if (result.deposited) console.log(`deposited ${formatUsdc(result.idleAmount)} USDC in ${result.txHash}`)
+ * else console.log(`nothing to deposit: ${result.reason}`)
+ */
+export async function sweep(ctx: VaultContext, params: SweepParameters): Promise<SweepResult> {
+  const settings = resolveSweepSettings(ctx, params)
+  return runExclusive(ctx, undefined, (slot) =>
+    sweepIn(slot, ctx, settings, undefined, { wait: params }),
+  )
+}
+
+/**
+ * The former name of {@link sweep}, the same function, kept for this beta.
+ *
+ * @deprecated Use `sweep`: a sweep makes an idle deposit.
+ */
+export const depositIdle: typeof sweep = sweep
+
+/**
+ * The former name of {@link SweepParameters}, kept for this beta.
+ *
+ * @deprecated Use `SweepParameters`.
+ */
+export type DepositIdleParameters = SweepParameters

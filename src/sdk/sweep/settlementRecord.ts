@@ -1,4 +1,19 @@
-import type { MerchantSettlement } from './merchantSettlement.js'
+import type { Address, Hash } from 'viem'
+
+/**
+ * A settlement that paid the merchant in the vault's USDC: what a sweeper records, and what an
+ * `IdleDeposit` lists as covered (`merchantSettlementOf` reads one from x402's after-settle hook).
+ */
+export type MerchantSettlement = {
+  txHash: Hash
+  /**
+   * USDC received, in base units (for `upto`, what was actually settled; for `batch-settlement`, what the
+   * chain shows the settle moved to the merchant).
+   */
+  amount: bigint
+  payer: Address | undefined
+  scheme: 'exact' | 'upto' | 'batch-settlement'
+}
 
 /** What a sweeper holds in memory: the settlement hashes it remembers to drop duplicates, and its queue. */
 export type SweeperMemory = {

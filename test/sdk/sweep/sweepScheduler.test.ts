@@ -9,7 +9,7 @@ import {
   type ScheduledSweepPlace,
   SweepScheduler,
   type SweepTiming,
-} from '../../../src/sdk/seller/sweepScheduler.js'
+} from '../../../src/sdk/sweep/sweepScheduler.js'
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 0 })

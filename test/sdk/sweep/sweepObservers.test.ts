@@ -4,7 +4,7 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import type { IdleDeposit, SweeperProblem } from '../../../src/index.js'
-import { sweepObservers } from '../../../src/sdk/seller/sweepObservers.js'
+import { sweepObservers } from '../../../src/sdk/sweep/sweepObservers.js'
 
 const deposit = {
   deposited: true,

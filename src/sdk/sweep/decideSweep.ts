@@ -1,15 +1,22 @@
 /**
- * Why a sweep deposits nothing: deposits are `paused`; the `reserve` is above the wallet's whole
+ * Why a sweep makes no idle deposit: deposits are `paused`; the `reserve` is above the wallet's whole
  * balance (`reserve-above-balance`: nothing is idle, whatever the thresholds); the idle USDC is below
  * `minIdleThreshold` (`below-threshold`) or the vault's minimum deposit (`below-protocol-minimum`); or
  * the TVL cap has no room for it (`tvl-cap`).
  */
-export type NoDepositReason =
+export type NoIdleDepositReason =
   | 'paused'
   | 'reserve-above-balance'
   | 'below-threshold'
   | 'below-protocol-minimum'
   | 'tvl-cap'
+
+/**
+ * The former name of {@link NoIdleDepositReason}, kept for this beta.
+ *
+ * @deprecated Use `NoIdleDepositReason`.
+ */
+export type NoDepositReason = NoIdleDepositReason
 
 /** What a sweep would do, with the numbers it decided on (base units). */
 export type SweepDecision = {
@@ -19,7 +26,7 @@ export type SweepDecision = {
   reserveFloor: bigint
   /** `walletBalance − reserveFloor`, 0 when negative. A deposit moves all of it. */
   idleAmount: bigint
-} & ({ deposit: true } | { deposit: false; reason: NoDepositReason })
+} & ({ deposit: true } | { deposit: false; reason: NoIdleDepositReason })
 
 export type DecideSweepParameters = {
   /** The wallet's USDC balance. */

@@ -1,19 +1,27 @@
 import { VaultValidationError } from '../errors/classes.js'
 import type { WaitOptions } from '../transactions.js'
-import type { AttachToResourceServerOptions } from './attachToResourceServer.js'
 import type { SweepRetryPolicy } from './sweepRetry.js'
 import type { SweepTiming } from './sweepScheduler.js'
 
-/** The options of a sweeper's timing, retries, memory and receipt wait, as given. */
-export type SweepTuningOptions = Pick<
-  AttachToResourceServerOptions,
-  | 'sweepIntervalMs'
-  | 'debounceMs'
-  | 'maxDebounceMs'
-  | 'retry'
-  | 'maxTrackedSettlements'
-  | 'receiptTimeoutMs'
->
+/**
+ * The options of a sweeper's timing, retries, memory and receipt wait, as given. Each sweeper takes
+ * them in its own options (documented on `AttachToResourceServerOptions`, the buyer's and the watch
+ * sweeper's); this is the shape they share, so the sweep needs nothing of theirs.
+ */
+export type SweepTuningOptions = {
+  sweepIntervalMs?: number | undefined
+  debounceMs?: number | undefined
+  maxDebounceMs?: number | undefined
+  retry?:
+    | {
+        maxAttempts?: number | undefined
+        initialDelayMs?: number | undefined
+        maxDelayMs?: number | undefined
+      }
+    | undefined
+  maxTrackedSettlements?: number | undefined
+  receiptTimeoutMs?: number | undefined
+}
 
 /** {@link SweepTuningOptions}, checked, with their defaults. */
 export type SweepTuning = {

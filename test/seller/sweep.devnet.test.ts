@@ -1,5 +1,5 @@
 /**
- * `depositIdle` and `previewDepositIdle` on the devnet: the sweep rule against the real router, each
+ * `sweep` and `previewSweep` on the devnet: the sweep rule against the real router, each
  * reason for depositing nothing, option checks, and the read of the decision in one round trip.
  */
 import { privateKeyToAccount } from 'viem/accounts'
@@ -20,11 +20,11 @@ useDevnet({ chain: 'base-sepolia' }, async (started, clients) => {
 
 const merchantBalance = () => usdcBalance(devnet, devnet.accounts.merchant.address)
 
-describe('depositIdle', () => {
+describe('sweep', () => {
   it('deposits all of the balance above the reserve and says what it did', async () => {
     const balance = await merchantBalance()
     const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
-    const result = await t.vault.depositIdle({ minIdleThreshold: '10', reserve: '975.5' })
+    const result = await t.vault.sweep({ minIdleThreshold: '10', reserve: '975.5' })
     expect(result).toEqual({
       wallet: devnet.accounts.merchant.address,
       walletBalance: balance,
@@ -52,7 +52,7 @@ describe('depositIdle', () => {
 
   it('takes bigint base units as well as decimal strings, and no reserve means 0', async () => {
     const balance = await merchantBalance()
-    const result = await t.vault.depositIdle({ minIdleThreshold: 0n })
+    const result = await t.vault.sweep({ minIdleThreshold: 0n })
     expect(result).toMatchObject({ deposited: true, idleAmount: balance, reserveFloor: 0n })
     expect(await merchantBalance()).toBe(0n)
   })
@@ -65,7 +65,7 @@ describe('depositIdle', () => {
     async (reason, options) => {
       const balance = await merchantBalance()
       const reserve = parseUsdc(options.reserve)
-      expect(await t.vault.depositIdle(options)).toEqual({
+      expect(await t.vault.sweep(options)).toEqual({
         wallet: devnet.accounts.merchant.address,
         walletBalance: balance,
         reserveFloor: reserve,
@@ -79,7 +79,7 @@ describe('depositIdle', () => {
   )
 
   it('a reserve above the balance leaves 0 idle, and says so (not the protocol minimum)', async () => {
-    expect(await t.vault.depositIdle({ minIdleThreshold: '0', reserve: '5000' })).toMatchObject({
+    expect(await t.vault.sweep({ minIdleThreshold: '0', reserve: '5000' })).toMatchObject({
       deposited: false,
       reason: 'reserve-above-balance',
       idleAmount: 0n,
@@ -89,7 +89,7 @@ describe('depositIdle', () => {
 
   it('deposits nothing while deposits are paused', async () => {
     await t.asDeployer(devnet.addresses.router, 'function pauseDeposits()')
-    expect(await t.vault.depositIdle({ minIdleThreshold: '10' })).toMatchObject({
+    expect(await t.vault.sweep({ minIdleThreshold: '10' })).toMatchObject({
       deposited: false,
       reason: 'paused',
     })
@@ -101,13 +101,13 @@ describe('depositIdle', () => {
       devnet.accounts.merchant.address,
       parseUsdc('600000'),
     ])
-    expect(await t.vault.depositIdle({ minIdleThreshold: '10' })).toMatchObject({
+    expect(await t.vault.sweep({ minIdleThreshold: '10' })).toMatchObject({
       deposited: false,
       reason: 'tvl-cap',
       idleAmount: parseUsdc('601000'),
     })
     // Keeping the rest as a reserve fits under the cap.
-    expect(await t.vault.depositIdle({ minIdleThreshold: '10', reserve: '201000' })).toMatchObject({
+    expect(await t.vault.sweep({ minIdleThreshold: '10', reserve: '201000' })).toMatchObject({
       deposited: true,
       idleAmount: parseUsdc('400000'),
     })
@@ -120,10 +120,7 @@ describe('depositIdle', () => {
     const nonce = await t.publicClient.getTransactionCount({
       address: devnet.accounts.buyer.address,
     })
-    await expectVaultError(
-      buyerVault.depositIdle({ minIdleThreshold: '10' }),
-      'WALLET_NOT_REGISTERED',
-    )
+    await expectVaultError(buyerVault.sweep({ minIdleThreshold: '10' }), 'WALLET_NOT_REGISTERED')
     expect(
       await t.publicClient.getTransactionCount({ address: devnet.accounts.buyer.address }),
     ).toBe(nonce)
@@ -141,18 +138,18 @@ describe('depositIdle', () => {
     [{ minIdleThreshold: '1.0000001' }, 'INVALID_AMOUNT', /at most 6 decimals/],
     [{ minIdleThreshold: '10', wallet: '0x1234' }, 'INVALID_ADDRESS', /Invalid address/],
   ])('refuses bad options: %o', async (options, code, message) => {
-    const error = await expectVaultError(t.vault.depositIdle(options as never), code)
+    const error = await expectVaultError(t.vault.sweep(options as never), code)
     expect(error).toBeInstanceOf(VaultValidationError)
     expect(error.message).toMatch(message)
   })
 })
 
-describe('previewDepositIdle', () => {
+describe('previewSweep', () => {
   it('decides in one RPC round trip and sends nothing; a read-only client works with a wallet', async () => {
     const balance = await merchantBalance()
     const wallet = devnet.accounts.merchant.address
     const { result, requests } = await t.counter.measure(() =>
-      t.readOnly.previewDepositIdle({ wallet, minIdleThreshold: '10', reserve: '900' }),
+      t.readOnly.previewSweep({ wallet, minIdleThreshold: '10', reserve: '900' }),
     )
     expect(requests).toBe(1)
     expect(result).toEqual({
@@ -166,7 +163,7 @@ describe('previewDepositIdle', () => {
     })
     expect(await merchantBalance()).toBe(balance)
     expect(
-      await t.readOnly.previewDepositIdle({
+      await t.readOnly.previewSweep({
         wallet: devnet.accounts.buyer.address,
         minIdleThreshold: '2000',
       }),
@@ -174,9 +171,6 @@ describe('previewDepositIdle', () => {
   })
 
   it('needs a wallet when the client has no account', async () => {
-    await expectVaultError(
-      t.readOnly.previewDepositIdle({ minIdleThreshold: '10' }),
-      'ACCOUNT_REQUIRED',
-    )
+    await expectVaultError(t.readOnly.previewSweep({ minIdleThreshold: '10' }), 'ACCOUNT_REQUIRED')
   })
 })

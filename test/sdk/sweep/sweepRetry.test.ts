@@ -6,7 +6,7 @@ import { HttpRequestError } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { VaultError, type VaultErrorCategory, type VaultErrorCode } from '../../../src/index.js'
 import { toVaultError } from '../../../src/sdk/errors/toVaultError.js'
-import { type SweepRetryPolicy, sweepRetryDelay } from '../../../src/sdk/seller/sweepRetry.js'
+import { type SweepRetryPolicy, sweepRetryDelay } from '../../../src/sdk/sweep/sweepRetry.js'
 
 const policy: SweepRetryPolicy = { maxAttempts: 8, initialDelayMs: 500, maxDelayMs: 8_000 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { decideSweep } from '../../../src/sdk/seller/decideSweep.js'
+import { decideSweep } from '../../../src/sdk/sweep/decideSweep.js'
 
 const usdc = (value: number) => BigInt(Math.round(value * 1e6))
 const base = {

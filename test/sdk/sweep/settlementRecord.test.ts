@@ -2,7 +2,7 @@
 import type { Hash } from 'viem'
 import { describe, expect, it } from 'vitest'
 import type { MerchantSettlement } from '../../../src/index.js'
-import { SettlementRecord } from '../../../src/sdk/seller/settlementRecord.js'
+import { SettlementRecord } from '../../../src/sdk/sweep/settlementRecord.js'
 
 const settlement = (n: number): MerchantSettlement => ({
   txHash: `0x${n.toString(16).padStart(64, '0')}` as Hash,
