@@ -1,6 +1,7 @@
 import type { PaywallConfig, x402HTTPResourceServer, x402ResourceServer } from '@x402/core/server'
 import { type Sweeper, vaultChains } from '../index.js'
 import { readPaywallAssets } from './paywallAssets.js'
+import { type BatchSettlementRunner, paywallBatchSettlement } from './paywallBatchSettlement.js'
 import { initializePaywallHttpServer } from './paywallHttpServer.js'
 import { type CreatePaywallOptions, checkPaywallOptions } from './paywallOptions.js'
 import { paywallReporter } from './paywallReporter.js'
@@ -14,6 +15,7 @@ import { requestCharge } from './requestCharge.js'
 
 export type {
   CreatePaywallOptions,
+  PaywallBatchSettlement,
   PaywallFacilitator,
   PaywallRoute,
 } from './paywallOptions.js'
@@ -25,7 +27,10 @@ export type PaywallCore = {
   resourceServer: x402ResourceServer
   paywallConfig: PaywallConfig
   sweeper: Sweeper | undefined
-  /** Stops the sweeper (its `detach()`); resolves once a sweep in flight has ended. */
+  /**
+   * Claims and settles what `batch-settlement` routes are owed, then stops the sweeper (its `detach()`);
+   * resolves once a sweep in flight has ended.
+   */
   close: () => Promise<void>
 }
 
@@ -50,7 +55,10 @@ export type Paywall<middleware, sweeper extends Sweeper | undefined = Sweeper, r
    *   malformed; `INVALID_ARGUMENT` outside a paid request.
    */
   charge: (response: response, amount: string | bigint) => bigint
-  /** Call on shutdown: stops the sweeper; resolves once a sweep in flight has ended. */
+  /**
+   * Call on shutdown: claims and settles what `batch-settlement` routes are owed (within
+   * `batchSettlement.closeTimeoutMs`), then stops the sweeper; resolves once a sweep in flight has ended.
+   */
   close: () => Promise<void>
 }
 
@@ -123,8 +131,8 @@ export async function createPaywallWith<middleware, response, options extends Cr
  * x402's EIP-2612 gas sponsoring declared so that a buyer who never approved Permit2 can pay), builds
  * or takes the x402 resource server, registers the x402 EVM scheme of each scheme the routes sell with
  * for the vault's network, initialises the HTTP server (so a configuration error rejects here, instead
- * of x402's background start-up calling `process.exit`), makes sure the merchant wallet is registered
- * with the vault router, and attaches the sweeper.
+ * of x402's background start-up calling `process.exit`), starts `batch-settlement`'s claim and settle
+ * jobs, makes sure the merchant wallet is registered with the vault router, and attaches the sweeper.
  *
  * @param options - As `createPaywall`.
  * @returns The initialised HTTP server, the resource server, the paywall page options, the sweeper
@@ -138,8 +146,11 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
   const { vault, payTo, schemes } = checked
   const { assets, extensions } = await readPaywallAssets(vault, checked.acceptDefaultTestUsdc)
   const report = paywallReporter(options.sweep)
-  const resourceServer = paywallResourceServer(checked.x402, report)
-  registerPaywallSchemes(resourceServer, vault.network, schemes)
+  const { resourceServer, facilitatorClient } = paywallResourceServer(checked.x402, report)
+  registerPaywallSchemes(resourceServer, vault.network, schemes, {
+    payTo,
+    batchSettlement: checked.batchSettlement,
+  })
   const settlements = new PaywallSettlements({
     vault,
     checkMs: checked.settlementCheckMs,
@@ -147,6 +158,20 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
     report,
   })
   settlements.attach(resourceServer)
+  let batch: BatchSettlementRunner | undefined
+  // checkPaywallOptions refuses a batch-settlement route without a facilitator (client).
+  if (checked.batchSettlement !== undefined && facilitatorClient !== undefined) {
+    batch = paywallBatchSettlement({
+      vault,
+      payTo,
+      resourceServer,
+      facilitatorClient,
+      assets: assets.map((asset) => asset.address),
+      options: checked.batchSettlement,
+      report,
+      settled: (context) => settlements.settled(context),
+    })
+  }
   const routes = paywallRoutes({
     chain: vault.chain,
     network: vault.network,
@@ -161,6 +186,7 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
     vault.network,
     schemes,
   )
+  batch?.start()
   explainPermit2AllowanceRequired(httpServer, { gasSponsoring: extensions !== undefined, report })
   // Without the in-process sweeper the paywall sends nothing: the watch sweeper registers the wallet.
   const sweeper =
@@ -176,6 +202,8 @@ export async function preparePaywall(options: CreatePaywallOptions): Promise<Pay
     },
     sweeper,
     close: async () => {
+      // First: a settlement it makes reaches the sweeper.
+      await batch?.close()
       await settlements.close()
       await sweeper?.detach()
     },

@@ -6,11 +6,18 @@ import { createPaywallFor } from './loadPaywall.js'
 export type {
   CreatePaywallOptions,
   Paywall,
+  PaywallBatchSettlement,
   PaywallFacilitator,
   PaywallRoute,
   PaywallScheme,
   PaywallSweeper,
 } from './core.js'
+export type { ChannelJobLock } from './paywallBatchSettlement.js'
+export {
+  createPostgresChannelStorage,
+  type PostgresChannelStorage,
+  type PostgresChannelStorageOptions,
+} from './postgresChannelStorage.js'
 
 /** The Express middleware `createPaywall` returns. */
 export type ExpressPaywallMiddleware = ReturnType<typeof paymentMiddlewareFromHTTPServer>

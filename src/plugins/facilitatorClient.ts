@@ -108,8 +108,12 @@ export function guardedFacilitatorClient(
       guarded('verify', () => verifier.verify(payload, requirements)),
     settle: async (payload, requirements) => {
       const result = await guarded('settle', () => settler.settle(payload, requirements))
-      // An `upto` charge of 0 settles nothing: x402's facilitator answers it without a transaction.
-      const settlesNothing = requirements.scheme === 'upto' && /^0+$/.test(requirements.amount)
+      // An `upto` charge of 0 settles nothing, nor does a `batch-settlement` voucher (the money is in
+      // the channel's escrow until a claim): x402's facilitator answers them without a transaction.
+      const settlesNothing =
+        (requirements.scheme === 'upto' && /^0+$/.test(requirements.amount)) ||
+        (requirements.scheme === 'batch-settlement' &&
+          (payload.payload as { type?: unknown } | undefined)?.type === 'voucher')
       if (
         result.success &&
         !settlesNothing &&

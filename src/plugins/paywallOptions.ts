@@ -4,6 +4,7 @@ import type {
   UnpaidResponseBody,
   x402ResourceServer,
 } from '@x402/core/server'
+import type { AuthorizerSigner, ChannelStorage } from '@x402/evm/batch-settlement/server'
 import type { Address } from 'viem'
 import {
   type AttachToResourceServerOptions,
@@ -23,8 +24,8 @@ export type PaywallRoute = {
    */
   price: string | bigint
   /**
-   * How the route sells: `'exact'` (the default), `'upto'`, or both, such as `['upto', 'exact']`, in the
-   * order the buyer is offered them.
+   * How the route sells: `'exact'` (the default), `'upto'`, `'batch-settlement'`, or several, such as
+   * `['batch-settlement', 'exact']`, in the order the buyer is offered them.
    */
   scheme?: PaywallScheme | readonly PaywallScheme[] | undefined
   /** What the buyer pays for; shown in the payment request. */
@@ -55,6 +56,44 @@ export type PaywallFacilitator = {
    * reported to `sweep.onNonFatalError` (phase `facilitator`) and logged.
    */
   timeoutMs?: number | { verify?: number | undefined; settle?: number | undefined } | undefined
+}
+
+/**
+ * How a paywall runs x402's `batch-settlement` routes: where the channels' state lives, and how often
+ * x402's channel manager claims the buyers' vouchers, settles the claimed money to `payTo` and refunds
+ * idle channels.
+ */
+export type PaywallBatchSettlement = {
+  /**
+   * Where the channels (each buyer's deposit, its latest voucher, what is claimed) are kept: an x402
+   * `ChannelStorage`. Default x402's `InMemoryChannelStorage`, for one instance: what is not claimed yet
+   * is lost with the process (the buyers can take it back after the channel's withdraw delay). Several
+   * instances share one store: `createPostgresChannelStorage` (its claims run on one instance at a
+   * time), or x402's `RedisChannelStorage`.
+   */
+  storage?: ChannelStorage | undefined
+  /**
+   * The key that signs claims and refunds as the channels' receiver authorizer. Default: none, the
+   * facilitator's (it must advertise one, as x402's does).
+   */
+  receiverAuthorizer?: AuthorizerSigner | undefined
+  /** How often the vouchers are claimed, in ms. Default 60 000. */
+  claimIntervalMs?: number | undefined
+  /**
+   * How often what is claimed is settled to `payTo` (one transfer, which the sweep then follows), in ms.
+   * Default 300 000.
+   */
+  settleIntervalMs?: number | undefined
+  /**
+   * A channel without a request for this long, in ms, has its unclaimed deposit refunded to its buyer
+   * (checked with each claim). Default 86 400 000 (a day); `false` refunds none.
+   */
+  refundIdleAfterMs?: number | false | undefined
+  /**
+   * How long `close()` may take to claim and settle what is owed, in ms. Default 30 000. What is not
+   * settled by then stays in the storage (and in the contract's escrow) for the next start.
+   */
+  closeTimeoutMs?: number | undefined
 }
 
 /** What `createPaywall` takes: the vault, the merchant, the facilitator, the paid routes and the sweep. */
@@ -98,6 +137,22 @@ export type CreatePaywallOptions = {
    * then needs no wallet client, sends nothing, and `sweeper` is `undefined`.
    */
   sweep: Omit<AttachToResourceServerOptions, 'wallet'> | false
+  /**
+   * For `batch-settlement` routes: where the channels are kept (`storage`; several instances share
+   * one, such as `createPostgresChannelStorage`), how often vouchers are claimed and settled, when idle
+   * channels are refunded, and how long `close()` may take to settle what is owed.
+   */
+  batchSettlement?: PaywallBatchSettlement | undefined
+}
+
+/** `batchSettlement` once checked, with its defaults; `storage` stays unset for x402's in-memory one. */
+export type CheckedBatchSettlement = {
+  storage: ChannelStorage | undefined
+  receiverAuthorizer: AuthorizerSigner | undefined
+  claimIntervalMs: number
+  settleIntervalMs: number
+  refundIdleAfterMs: number | false
+  closeTimeoutMs: number
 }
 
 /** `createPaywall`'s options once checked: what the paywall is built from. */
@@ -112,16 +167,26 @@ export type CheckedPaywallOptions = {
   acceptDefaultTestUsdc: boolean | undefined
   /** The resource server given, or the facilitator to build one with. */
   x402: CheckedFacilitator
+  /** How `batch-settlement` routes run; `undefined` when no route sells with it. */
+  batchSettlement: CheckedBatchSettlement | undefined
 }
 
 /** The default of `settlementCheckMs`: five Base blocks. */
 const defaultSettlementCheckMs = 10_000
 
+/** The defaults of `batchSettlement`'s intervals and timeout, in ms. */
+const batchSettlementDefaults = {
+  claimIntervalMs: 60_000,
+  settleIntervalMs: 300_000,
+  refundIdleAfterMs: 86_400_000,
+  closeTimeoutMs: 30_000,
+}
+
 /**
  * Checks `createPaywall`'s options, all of them before anything goes over the network, so that a typo
  * fails fast with an error naming the field: the vault client, `payTo`, the routes (price, schemes,
- * description, MIME type), `settlementCheckMs`, `acceptDefaultTestUsdc`, and the facilitator or resource
- * server. The `sweep` options are the SDK's, checked when the sweeper is attached.
+ * description, MIME type), `settlementCheckMs`, `acceptDefaultTestUsdc`, the facilitator or resource
+ * server, and `batchSettlement` (a `batch-settlement` route needs a facilitator). The `sweep` options are the SDK's, checked when the sweeper is attached.
  *
  * @param options - As `createPaywall`.
  * @returns The options, checked and with their defaults.
@@ -152,15 +217,20 @@ export function checkPaywallOptions(options: CreatePaywallOptions): CheckedPaywa
   const settlementCheckMs = checkSettlementCheckMs(options.settlementCheckMs)
   const acceptDefaultTestUsdc = checkAcceptDefaultTestUsdc(options.acceptDefaultTestUsdc)
   const x402 = checkFacilitatorOptions(options)
+  const schemes = [...new Set(checkedRoutes.flatMap((route) => route.schemes))]
+  const batchSettlement = schemes.includes('batch-settlement')
+    ? checkBatchSettlement(options.batchSettlement, x402)
+    : undefined
   for (const { key, route } of checkedRoutes) checkRouteTexts(key, route)
   return {
     vault,
     payTo,
     routes: checkedRoutes,
-    schemes: [...new Set(checkedRoutes.flatMap((route) => route.schemes))],
+    schemes,
     settlementCheckMs,
     acceptDefaultTestUsdc,
     x402,
+    batchSettlement,
   }
 }
 
@@ -183,6 +253,67 @@ function checkAcceptDefaultTestUsdc(given: unknown): boolean | undefined {
     })
   }
   return given
+}
+
+/**
+ * `batchSettlement`, for a paywall with a `batch-settlement` route: the paywall sends the channel
+ * manager's claims, settlements and refunds to its facilitator, so it needs one (not a resource server).
+ */
+function checkBatchSettlement(
+  given: PaywallBatchSettlement | undefined,
+  x402: CheckedFacilitator,
+): CheckedBatchSettlement {
+  if ('resourceServer' in x402) {
+    throw new VaultValidationError(
+      'A `batch-settlement` route needs `facilitator` (not `resourceServer`): the paywall sends the channel manager’s claims, settlements and refunds to it.',
+      { code: 'INVALID_ARGUMENT', details: { field: 'resourceServer' } },
+    )
+  }
+  if (given !== undefined && (typeof given !== 'object' || given === null)) {
+    throw new VaultValidationError('`batchSettlement` must be an object of options.', {
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'batchSettlement' },
+    })
+  }
+  const storage = given?.storage
+  if (
+    storage !== undefined &&
+    !['get', 'list', 'updateChannel'].every(
+      (method) => typeof (storage as unknown as Record<string, unknown>)?.[method] === 'function',
+    )
+  ) {
+    throw new VaultValidationError(
+      '`batchSettlement.storage` must be an x402 ChannelStorage (get, list, updateChannel), such as createPostgresChannelStorage()',
+      { code: 'INVALID_ARGUMENT', details: { field: 'batchSettlement.storage' } },
+    )
+  }
+  const receiverAuthorizer = given?.receiverAuthorizer
+  if (receiverAuthorizer !== undefined && typeof receiverAuthorizer?.signTypedData !== 'function') {
+    throw new VaultValidationError(
+      '`batchSettlement.receiverAuthorizer` must be a signer with an address and signTypedData, such as a viem local account.',
+      { code: 'INVALID_ARGUMENT', details: { field: 'batchSettlement.receiverAuthorizer' } },
+    )
+  }
+  const ms = (field: keyof typeof batchSettlementDefaults, allowFalse = false): number | false => {
+    const value = given?.[field]
+    if (value === undefined) return batchSettlementDefaults[field]
+    if (allowFalse && value === false) return false
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+      throw new VaultValidationError(
+        `\`batchSettlement.${field}\` must be a positive whole number of ms${allowFalse ? ', or false' : ''} (${String(value)}).`,
+        { code: 'INVALID_ARGUMENT', details: { field: `batchSettlement.${field}` } },
+      )
+    }
+    return value
+  }
+  return {
+    storage,
+    receiverAuthorizer,
+    claimIntervalMs: ms('claimIntervalMs') as number,
+    settleIntervalMs: ms('settleIntervalMs') as number,
+    refundIdleAfterMs: ms('refundIdleAfterMs', true),
+    closeTimeoutMs: ms('closeTimeoutMs') as number,
+  }
 }
 
 /** A route's description and MIME type, which x402 shows the buyer, must be strings. */

@@ -1,7 +1,17 @@
-import { x402ResourceServer } from '@x402/core/server'
+import { type FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { guardedFacilitatorClient } from './facilitatorClient.js'
 import type { CheckedFacilitator } from './facilitatorOptions.js'
 import type { PaywallReport } from './paywallSettlements.js'
+
+/** The paywall's x402 resource server, and the facilitator client it was built with. */
+export type PaywallResourceServer = {
+  resourceServer: x402ResourceServer
+  /**
+   * The guarded client over the facilitator, which `batch-settlement`'s channel manager also sends its
+   * claims to; `undefined` for the seller's own resource server.
+   */
+  facilitatorClient: FacilitatorClient | undefined
+}
 
 /**
  * The paywall's x402 resource server: the seller's own as given, or one over the facilitator through
@@ -9,18 +19,19 @@ import type { PaywallReport } from './paywallSettlements.js'
  *
  * @param x402 - As `checkFacilitatorOptions` returned it.
  * @param report - Told of each facilitator failure (phase `facilitator`).
- * @returns The resource server; no scheme is registered yet.
+ * @returns The resource server (no scheme is registered yet) and its facilitator client.
  * @example
- * const resourceServer = paywallResourceServer(checked.x402, report)
+ * const { resourceServer, facilitatorClient } = paywallResourceServer(checked.x402, report)
  */
 export function paywallResourceServer(
   x402: CheckedFacilitator,
   report: PaywallReport,
-): x402ResourceServer {
-  if ('resourceServer' in x402) return x402.resourceServer
-  return new x402ResourceServer(
-    guardedFacilitatorClient(x402.facilitator, x402.timeouts, ({ error }) =>
-      report('facilitator', error),
-    ),
+): PaywallResourceServer {
+  if ('resourceServer' in x402) {
+    return { resourceServer: x402.resourceServer, facilitatorClient: undefined }
+  }
+  const facilitatorClient = guardedFacilitatorClient(x402.facilitator, x402.timeouts, ({ error }) =>
+    report('facilitator', error),
   )
+  return { resourceServer: new x402ResourceServer(facilitatorClient), facilitatorClient }
 }

@@ -140,6 +140,16 @@ export class PaywallSettlements {
     )
   }
 
+  /**
+   * Passes on a settlement the paywall made and checked itself, outside x402's hooks (a `batch-settlement`
+   * settle of claimed vouchers to `payTo`).
+   *
+   * @param context - As x402's after-settle context, with what the chain shows.
+   */
+  settled(context: SettlementHookContext): void {
+    this.relay(context)
+  }
+
   /** Resolves once no claim check is in flight (watches of pending payments go on). */
   async idle(): Promise<void> {
     while (this.checks.size > 0) await Promise.allSettled([...this.checks])

@@ -74,6 +74,29 @@ describe('checkPaywallOptions', () => {
     })
   })
 
+  it('checks batchSettlement only for a batch-settlement route, and gives its defaults', () => {
+    expect(checkPaywallOptions(options()).batchSettlement).toBeUndefined()
+    // No batch-settlement route: its options are not read.
+    expect(
+      checkPaywallOptions(options({ batchSettlement: { claimIntervalMs: -1 } })).batchSettlement,
+    ).toBeUndefined()
+    const batch = checkPaywallOptions(
+      options({
+        routes: { 'GET /weather': { ...weather, scheme: ['batch-settlement', 'exact'] } },
+        batchSettlement: { settleIntervalMs: 5_000, refundIdleAfterMs: false },
+      }),
+    )
+    expect(batch.schemes).toEqual(['batch-settlement', 'exact'])
+    expect(batch.batchSettlement).toEqual({
+      storage: undefined,
+      receiverAuthorizer: undefined,
+      claimIntervalMs: 60_000,
+      settleIntervalMs: 5_000,
+      refundIdleAfterMs: false,
+      closeTimeoutMs: 30_000,
+    })
+  })
+
   it('keeps the values given: settlementCheckMs (0 too) and acceptDefaultTestUsdc', () => {
     expect(checkPaywallOptions(options({ settlementCheckMs: 0 })).settlementCheckMs).toBe(0)
     expect(checkPaywallOptions(options({ settlementCheckMs: 2_500 })).settlementCheckMs).toBe(2_500)
@@ -110,7 +133,38 @@ describe('checkPaywallOptions', () => {
       { routes: { 'GET /weather': { ...weather, scheme: 'stream' as 'exact' } } },
       'INVALID_ARGUMENT',
       'routes["GET /weather"].scheme',
-      /must be 'exact' or 'upto', or a list of them \(not "stream"\)/,
+      /must be 'exact', 'upto' or 'batch-settlement', or a list of them \(not "stream"\)/,
+    ],
+    [
+      'a batch-settlement route with a resource server of the seller’s own',
+      {
+        routes: { 'GET /weather': { ...weather, scheme: 'batch-settlement' } },
+        facilitator: undefined,
+        resourceServer: new x402ResourceServer(),
+      },
+      'INVALID_ARGUMENT',
+      'resourceServer',
+      /^A `batch-settlement` route needs `facilitator` \(not `resourceServer`\)/,
+    ],
+    [
+      'a batch-settlement storage that is not a ChannelStorage',
+      {
+        routes: { 'GET /weather': { ...weather, scheme: 'batch-settlement' } },
+        batchSettlement: { storage: {} as never },
+      },
+      'INVALID_ARGUMENT',
+      'batchSettlement.storage',
+      /must be an x402 ChannelStorage \(get, list, updateChannel\)/,
+    ],
+    [
+      'a batch-settlement claim interval of 0',
+      {
+        routes: { 'GET /weather': { ...weather, scheme: 'batch-settlement' } },
+        batchSettlement: { claimIntervalMs: 0 },
+      },
+      'INVALID_ARGUMENT',
+      'batchSettlement.claimIntervalMs',
+      /^`batchSettlement\.claimIntervalMs` must be a positive whole number of ms \(0\)\.$/,
     ],
     [
       'a negative settlementCheckMs',

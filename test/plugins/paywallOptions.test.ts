@@ -57,13 +57,13 @@ describe('a misconfigured paywall: a rejected promise with a clear error', () =>
       'an unknown scheme',
       { routes: { 'GET /paid': { ...route, scheme: 'batch' as 'exact' } } },
       'INVALID_ARGUMENT',
-      /^routes\["GET \/paid"\]\.scheme must be 'exact' or 'upto', or a list of them \(not "batch"\)\.$/,
+      /^routes\["GET \/paid"\]\.scheme must be 'exact', 'upto' or 'batch-settlement', or a list of them \(not "batch"\)\.$/,
     ],
     [
       'an empty list of schemes',
       { routes: { 'GET /paid': { ...route, scheme: [] } } },
       'INVALID_ARGUMENT',
-      /\.scheme must be 'exact' or 'upto', or a list of them \(the list is empty\)\.$/,
+      /\.scheme must be 'exact', 'upto' or 'batch-settlement', or a list of them \(the list is empty\)\.$/,
     ],
     [
       'a scheme named twice',

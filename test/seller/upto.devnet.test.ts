@@ -381,7 +381,7 @@ describe.each(chains)('usage-priced routes (upto) on $chain', (setting) => {
         routes: {
           'GET /metered': {
             price: '0.05',
-            scheme: 'batch-settlement' as 'upto',
+            scheme: 'auth-capture' as 'upto',
             description: 'A metered answer',
             mimeType: 'application/json',
           },
@@ -391,7 +391,7 @@ describe.each(chains)('usage-priced routes (upto) on $chain', (setting) => {
       'INVALID_ARGUMENT',
     )
     expect(error.message).toBe(
-      `routes["GET /metered"].scheme must be 'exact' or 'upto', or a list of them (not "batch-settlement").`,
+      `routes["GET /metered"].scheme must be 'exact', 'upto' or 'batch-settlement', or a list of them (not "auth-capture").`,
     )
   })
 })

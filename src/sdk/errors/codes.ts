@@ -94,6 +94,10 @@ export const vaultErrorCodes = [
   'SETTLEMENT_CLAIM_MISMATCH',
   'LATE_SETTLEMENT',
   'PERMIT2_ALLOWANCE_REQUIRED',
+  // batch-settlement routes (seller plugins)
+  'BATCH_SETTLEMENT_FAILED',
+  'BATCH_CLOSE_INCOMPLETE',
+  'CHANNEL_STORAGE_UNAVAILABLE',
   // the buyer side (vault.attachToClient)
   'PAYMENT_OVER_CAP',
   'BUYER_FUNDS_SHORT',

@@ -21,6 +21,10 @@ export type SettlementHookContext = {
     readonly payer?: string
     readonly amount?: string
   }
+  /** The payment x402 settled: for `batch-settlement`, its `payload.type` says which operation it was. */
+  readonly paymentPayload?:
+    | { readonly payload?: { readonly type?: unknown } | undefined }
+    | undefined
 }
 
 /** Why a settlement is not income for this merchant. */
@@ -37,9 +41,10 @@ const addressPattern = /^0x[0-9a-fA-F]{40}$/
 
 /**
  * Decides whether an x402 settlement paid `wallet` in the vault's USDC: a success with a
- * well-formed transaction hash, scheme `exact` or `upto`, and `payTo`, network and asset matching the client
- * (addresses compared case-insensitively). x402's `batch-settlement` reports success with an empty hash and
- * pays an escrow, so it is not income.
+ * well-formed transaction hash, scheme `exact`, `upto` or a `batch-settlement` settle, and `payTo`,
+ * network and asset matching the client (addresses compared case-insensitively). Of x402's `batch-settlement`, only a settlement (`payload.type`
+ * `settle`, the escrow's transfer to `payTo`) is income: a voucher reports success with an empty hash and
+ * moves nothing, and a deposit (or a refund) moves the buyer's money into (or out of) the escrow.
  *
  * @param ctx - The vault client (its network and USDC).
  * @param wallet - The merchant wallet.
@@ -60,7 +65,9 @@ export function merchantSettlementOf(
     return { ignored: 'no-transaction' }
   }
   const scheme = requirements?.scheme
-  if (scheme !== 'exact' && scheme !== 'upto') return { ignored: 'other-scheme' }
+  const batchSettle =
+    scheme === 'batch-settlement' && context.paymentPayload?.payload?.type === 'settle'
+  if (scheme !== 'exact' && scheme !== 'upto' && !batchSettle) return { ignored: 'other-scheme' }
   if (!sameAddress(requirements.payTo, wallet)) return { ignored: 'other-payee' }
   if (requirements.network !== ctx.network) return { ignored: 'other-network' }
   if (!sameAddress(requirements.asset, ctx.addresses.usdc)) return { ignored: 'other-asset' }

@@ -6,10 +6,13 @@ import type { Address, Hash } from 'viem'
  */
 export type MerchantSettlement = {
   txHash: Hash
-  /** USDC received, in base units (for `upto`, what was actually settled). */
+  /**
+   * USDC received, in base units (for `upto`, what was actually settled; for `batch-settlement`, what the
+   * chain shows the settle moved to the merchant).
+   */
   amount: bigint
   payer: Address | undefined
-  scheme: 'exact' | 'upto'
+  scheme: 'exact' | 'upto' | 'batch-settlement'
 }
 
 /** What a sweeper holds in memory: the settlement hashes it remembers to drop duplicates, and its queue. */

@@ -42,6 +42,30 @@ describe('merchantSettlementOf', () => {
     })
   })
 
+  it('takes a batch-settlement settle, the escrow paying the merchant what was claimed', () => {
+    const context = {
+      ...settlement({ scheme: 'batch-settlement', amount: '5000' }, { amount: '5000' }),
+      paymentPayload: { payload: { type: 'settle' } },
+    }
+    expect(merchantSettlementOf(vault, merchant, context)).toEqual({
+      txHash: hash,
+      amount: 5_000n,
+      payer: undefined,
+      scheme: 'batch-settlement',
+    })
+  })
+
+  it.each(['deposit', 'voucher', 'refund', 'claim'])(
+    'ignores a batch-settlement %s: it moves the buyer’s money into or out of the escrow, or nothing',
+    (type) => {
+      const context = {
+        ...settlement({ scheme: 'batch-settlement' }),
+        paymentPayload: { payload: { type } },
+      }
+      expect(merchantSettlementOf(vault, merchant, context)).toEqual({ ignored: 'other-scheme' })
+    },
+  )
+
   it.each([
     ['not-successful', settlement({}, { success: false })],
     ['no-transaction', settlement({ scheme: 'batch-settlement' }, { transaction: '' })],

@@ -1,0 +1,366 @@
+/**
+ * Batched micropayments (`scheme: 'batch-settlement'`) end to end on the devnet: x402's stock batch-settlement
+ * buyer (its fetch wrapper and batch-settlement EVM client scheme, spend controls on; on Base Sepolia opted in to
+ * the vault's USDC) pays a `createPaywall` route at 0.001 USDC; the first request deposits into x402's escrow,
+ * the others sign vouchers that move nothing; the paywall runs x402's channel manager, which claims the vouchers
+ * and settles them to the merchant through the devnet's facilitator, and the sweeper hears of the settlement
+ * alone. Amounts are checked to the base unit on chain.
+ */
+import { x402Client, x402HTTPClient } from '@x402/core/client'
+import { decodePaymentRequiredHeader } from '@x402/core/http'
+import { toClientEvmSigner } from '@x402/evm'
+import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
+import { wrapFetchWithPayment } from '@x402/fetch'
+import { Hono } from 'hono'
+import {
+  createPublicClient,
+  decodeFunctionData,
+  erc20Abi,
+  type Hex,
+  http,
+  isAddressEqual,
+  parseAbi,
+  parseEventLogs,
+  type TransactionReceipt,
+} from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { CountingProxy } from '../../harness/countingProxy.js'
+import {
+  approvePermit2Once,
+  depositedIn,
+  merchantVault,
+  receiptsFrom,
+  sweepEvents,
+  usdcBalance,
+} from '../../harness/merchant.js'
+import { paymentResponseOf } from '../../harness/merchantApps.js'
+import type { Devnet } from '../../src/devnet/startDevnet.js'
+import { type AttachToResourceServerOptions, parseUsdc, type Sweeper } from '../../src/index.js'
+import { createPaywall, createPostgresChannelStorage } from '../../src/plugins/hono.js'
+import type { PaywallBatchSettlement } from '../../src/plugins/paywallOptions.js'
+import { x402BatchSettlementAddress } from '../../src/sdk/shared.js'
+import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
+import { startPostgres } from '../support/postgres.js'
+
+const chains = [{ chain: 'base-sepolia' }, { chain: 'base' }] as const
+
+/** The route's price: 0.001 USDC. */
+const price = 1_000n
+
+/** x402's batch-settlement contract as published: the events these tests read. */
+const batchSettlementAbi = parseAbi([
+  'struct ChannelConfig { address payer; address payerAuthorizer; address receiver; address receiverAuthorizer; address token; uint40 withdrawDelay; bytes32 salt; }',
+  'event Deposited(bytes32 indexed channelId, address indexed sender, uint128 amount, uint128 newBalance)',
+  'event Claimed(bytes32 indexed channelId, address indexed sender, uint128 claimAmount, uint128 newTotalClaimed)',
+  'event Settled(address indexed receiver, address indexed token, address indexed sender, uint128 amount)',
+  'struct Voucher { ChannelConfig channel; uint128 maxClaimableAmount; }',
+  'struct VoucherClaim { Voucher voucher; bytes signature; uint128 totalClaimed; }',
+  'function claim(VoucherClaim[] voucherClaims)',
+  'function claimWithSignature(VoucherClaim[] voucherClaims, bytes authorizerSignature)',
+])
+
+type SweepOptions = Omit<AttachToResourceServerOptions, 'wallet'>
+
+describe.each(chains)('batch-settlement routes on $chain', (setting) => {
+  let devnet: Devnet
+  let t: DevnetClients
+  let proxy: CountingProxy
+  useMerchantDevnet({ chain: setting.chain, facilitator: true }, (m) => {
+    ;({ devnet, t, proxy } = m)
+  })
+
+  const cleanups: (() => Promise<void>)[] = []
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+  })
+
+  const network = () => `eip155:${devnet.chainId}`
+  const merchant = () => devnet.accounts.merchant.address
+  const buyer = () => devnet.accounts.buyer.address
+  const facilitator = () => devnet.accounts.facilitator.address
+  const merchantBalance = () => usdcBalance(devnet, merchant())
+  const nextBlock = async () => (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+
+  /** x402's stock batch-settlement buyer: spend controls on, on Base Sepolia opted in to the vault's USDC. */
+  function batchBuyer(appFetch: typeof fetch, privateKey: Hex = devnet.accounts.buyer.privateKey) {
+    const publicClient = createPublicClient({
+      chain: devnet.viemChain,
+      transport: http(devnet.rpcUrl),
+    })
+    const client = new x402Client().register(
+      network() as `eip155:${number}`,
+      new BatchSettlementEvmScheme(
+        toClientEvmSigner(privateKeyToAccount(privateKey), publicClient),
+      ),
+    )
+    if (setting.chain === 'base-sepolia') {
+      client.setSpendControls({
+        allowedAssets: [{ network: network() as `eip155:${number}`, asset: devnet.addresses.usdc }],
+      })
+    }
+    return wrapFetchWithPayment(appFetch, new x402HTTPClient(client))
+  }
+
+  /** A Hono shop selling `GET /tick` at 0.001 USDC with batch-settlement, its sweeper's events recorded. */
+  async function openShop(sweep: SweepOptions | false, batchSettlement: PaywallBatchSettlement) {
+    const events = sweepEvents()
+    const paywall = await createPaywall({
+      vault: merchantVault(devnet, proxy.url),
+      payTo: merchant(),
+      facilitator: { url: devnet.facilitatorUrl as string },
+      routes: {
+        'GET /tick': {
+          price: '0.001',
+          scheme: 'batch-settlement',
+          description: 'One tick',
+          mimeType: 'application/json',
+        },
+      },
+      sweep:
+        sweep === false
+          ? false
+          : {
+              ...sweep,
+              onIdleDeposit: events.onIdleDeposit,
+              onNonFatalError: events.onNonFatalError,
+            },
+      batchSettlement,
+    })
+    cleanups.push(() => paywall.close())
+    const app = new Hono()
+    app.use(paywall.middleware)
+    app.get('/tick', (c) => c.json({ tick: true }))
+    const appFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+      app.fetch(new Request(input, init))) as typeof fetch
+    return { paywall, events, appFetch, url: 'http://merchant.test/tick' }
+  }
+
+  /** The batch-settlement contract's events in the facilitator's transactions since `fromBlock`. */
+  async function escrowEvents(fromBlock: bigint) {
+    const receipts = await receiptsFrom(devnet, facilitator(), fromBlock)
+    const events = (receipt: TransactionReceipt) =>
+      parseEventLogs({ abi: batchSettlementAbi, logs: receipt.logs }).filter((log) =>
+        isAddressEqual(log.address, x402BatchSettlementAddress),
+      )
+    return {
+      receipts,
+      settled: receipts.flatMap((receipt) =>
+        events(receipt)
+          .filter((log) => log.eventName === 'Settled')
+          .map((log) => ({ txHash: receipt.transactionHash, args: log.args })),
+      ),
+      claimed: receipts.flatMap((receipt) =>
+        events(receipt).filter((log) => log.eventName === 'Claimed'),
+      ),
+    }
+  }
+
+  /** A new buyer with 1 USDC (and, on Base Sepolia, ETH for its one Permit2 approval, which it sends). */
+  async function newBuyer(): Promise<Hex> {
+    const key = generatePrivateKey()
+    const address = privateKeyToAccount(key).address
+    const hash = await t.walletFor(t.buyer).writeContract({
+      address: devnet.addresses.usdc,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [address, parseUsdc('1')],
+    })
+    expect((await t.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
+    await t.testClient.setBalance({ address, value: 10n ** 18n })
+    await approvePermit2Once(devnet, key)
+    return key
+  }
+
+  it('a stock batch-settlement buyer pays 5 times at 0.001; the vouchers move nothing; close() claims and settles exactly 0.005 to payTo, and the sweeper is fed that settlement alone and deposits it', async () => {
+    const requests = 5
+    const start = await merchantBalance()
+    const buyerStart = await usdcBalance(devnet, buyer())
+    const firstBlock = await nextBlock()
+    const reserve = start - parseUsdc('10')
+    // The jobs' intervals are far off: only close() claims and settles here.
+    const shop = await openShop(
+      { minIdleThreshold: '10', reserve },
+      { claimIntervalMs: 3_600_000, settleIntervalMs: 3_600_000 },
+    )
+
+    const unpaid = await shop.appFetch(shop.url)
+    expect(unpaid.status).toBe(402)
+    const required = decodePaymentRequiredHeader(unpaid.headers.get('PAYMENT-REQUIRED') as string)
+    expect(required.accepts[0]).toMatchObject({
+      scheme: 'batch-settlement',
+      network: network(),
+      asset: devnet.addresses.usdc,
+      amount: price.toString(),
+      payTo: merchant(),
+    })
+    expect(await unpaid.json()).toMatchObject({
+      message: expect.stringMatching(/^Pay 0\.001 USDC .* with x402's batch-settlement scheme/),
+      payment: { scheme: 'batch-settlement', amount: price.toString() },
+    })
+
+    const pay = batchBuyer(shop.appFetch)
+    const settlements = []
+    for (let request = 0; request < requests; request++) {
+      const paid = await pay(shop.url)
+      expect(paid.status).toBe(200)
+      expect(await paid.json()).toEqual({ tick: true })
+      settlements.push(paymentResponseOf(paid))
+    }
+    // The first request deposits into the escrow; the others are vouchers, with no transaction.
+    expect(settlements.map((settled) => settled.success)).toEqual(Array(requests).fill(true))
+    expect(settlements[0]?.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(settlements.slice(1).map((settled) => settled.transaction)).toEqual(
+      Array(requests - 1).fill(''),
+    )
+    const deposit = 10n * price
+    expect(buyerStart - (await usdcBalance(devnet, buyer()))).toBe(deposit)
+    // Nothing is the merchant's yet, and the sweeper heard of nothing: a deposit is no income.
+    await (shop.paywall.sweeper as Sweeper).idle()
+    expect(await merchantBalance()).toBe(start)
+    expect(shop.events.deposits).toEqual([])
+
+    await shop.paywall.close()
+    const charged = price * BigInt(requests)
+    const { settled, claimed } = await escrowEvents(firstBlock)
+    expect(claimed.map((log) => log.args.claimAmount)).toEqual([charged])
+    expect(settled.map((entry) => entry.args)).toEqual([
+      {
+        receiver: merchant(),
+        token: devnet.addresses.usdc,
+        sender: facilitator(),
+        amount: charged,
+      },
+    ])
+    // The sweeper was fed the settlement, with what the chain shows reached payTo, and deposited it.
+    expect(shop.events.deposits).toHaveLength(1)
+    expect(shop.events.deposits[0]).toMatchObject({
+      deposited: true,
+      idleAmount: parseUsdc('10') + charged,
+      walletBalance: start + charged,
+      settlements: [
+        {
+          txHash: settled[0]?.txHash,
+          amount: charged,
+          payer: undefined,
+          scheme: 'batch-settlement',
+        },
+      ],
+    })
+    const merchantReceipts = await receiptsFrom(devnet, merchant(), firstBlock)
+    expect(depositedIn(devnet, merchantReceipts, merchant())).toEqual([parseUsdc('10') + charged])
+    expect(await merchantBalance()).toBe(reserve)
+    // Every unit accounted for: the buyer's deposit less the charges waits in the escrow for the buyer.
+    expect(buyerStart - (await usdcBalance(devnet, buyer()))).toBe(deposit)
+    expect(shop.events.problems).toEqual([])
+  })
+
+  it('the jobs claim and settle on their intervals: the merchant receives exactly the charges, and each settlement, no voucher, reaches the sweeper', async () => {
+    const requests = 4
+    const charged = price * BigInt(requests)
+    const start = await merchantBalance()
+    const firstBlock = await nextBlock()
+    // 10 USDC become idle once every charge has reached the wallet, not before: the one sweep reports
+    // every settlement the sweeper was fed until then.
+    const reserve = start + charged - parseUsdc('10')
+    const shop = await openShop(
+      { minIdleThreshold: '10', reserve, debounceMs: 0 },
+      { claimIntervalMs: 200, settleIntervalMs: 300 },
+    )
+    const pay = batchBuyer(shop.appFetch)
+    for (let request = 0; request < requests; request++) {
+      expect((await pay(shop.url)).status).toBe(200)
+    }
+    await shop.events.deposited()
+    await shop.paywall.close()
+
+    const { settled } = await escrowEvents(firstBlock)
+    expect(settled.reduce((sum, entry) => sum + entry.args.amount, 0n)).toBe(charged)
+    // One settlement fed per settle transaction, with its amount, and nothing else.
+    const fed = shop.events.deposits.flatMap((deposit) => deposit.settlements)
+    expect(
+      fed.map((settlement) => [settlement.txHash, settlement.amount, settlement.scheme]),
+    ).toEqual(settled.map((entry) => [entry.txHash, entry.args.amount, 'batch-settlement']))
+    expect(shop.events.deposits).toMatchObject([{ deposited: true, idleAmount: parseUsdc('10') }])
+    expect(await merchantBalance()).toBe(reserve)
+    expect(shop.events.problems).toEqual([])
+  })
+
+  it('two instances share one Postgres: concurrent buyers pay either, both claim jobs run, no voucher is claimed twice, and the merchant receives exactly the charges', async () => {
+    const postgres = await startPostgres()
+    cleanups.push(postgres.stop)
+    const storages = [
+      await createPostgresChannelStorage({ url: postgres.url }),
+      await createPostgresChannelStorage({ url: postgres.url }),
+    ]
+    cleanups.push(async () => {
+      for (const storage of storages) await storage.close()
+    })
+    const buyers = [devnet.accounts.buyer.privateKey, await newBuyer(), await newBuyer()]
+    const requestsEach = 4
+    const start = await merchantBalance()
+    const firstBlock = await nextBlock()
+    // Both instances claim every 100 ms and settle every 150: their jobs compete for the same channels.
+    const shops = await Promise.all(
+      storages.map((storage) =>
+        openShop(false, { storage, claimIntervalMs: 100, settleIntervalMs: 150 }),
+      ),
+    )
+    // A load balancer in front of the two: each call goes to the next instance.
+    let next = 0
+    const balanced = ((input: RequestInfo | URL, init?: RequestInit) =>
+      (shops[next++ % shops.length] as (typeof shops)[number]).appFetch(
+        input,
+        init,
+      )) as typeof fetch
+    await Promise.all(
+      buyers.map(async (key) => {
+        const pay = batchBuyer(balanced, key)
+        for (let request = 0; request < requestsEach; request++) {
+          const paid = await pay(shops[0]?.url as string)
+          expect(paid.status).toBe(200)
+        }
+      }),
+    )
+    await Promise.all(shops.map((shop) => shop.paywall.close()))
+
+    const charged = price * BigInt(requestsEach * buyers.length)
+    const { receipts, settled, claimed } = await escrowEvents(firstBlock)
+    expect(settled.reduce((sum, entry) => sum + entry.args.amount, 0n)).toBe(charged)
+    expect((await merchantBalance()) - start).toBe(charged)
+    // Each channel claimed exactly its buyer's charges, in rising totals.
+    const byChannel = new Map<string, bigint[]>()
+    for (const log of claimed) {
+      byChannel.set(log.args.channelId, [
+        ...(byChannel.get(log.args.channelId) ?? []),
+        log.args.newTotalClaimed,
+      ])
+    }
+    expect(byChannel.size).toBe(buyers.length)
+    for (const totals of byChannel.values()) {
+      expect(totals.at(-1)).toBe(price * BigInt(requestsEach))
+      expect(totals).toEqual([...new Set(totals)].sort((a, b) => (a < b ? -1 : 1)))
+    }
+    // No voucher claimed twice: every row of every claim transaction claimed something new.
+    let claimRows = 0
+    for (const receipt of receipts) {
+      if (!receipt.to || !isAddressEqual(receipt.to, x402BatchSettlementAddress)) continue
+      const { input } = await t.publicClient.getTransaction({ hash: receipt.transactionHash })
+      let rows: readonly unknown[]
+      try {
+        const call = decodeFunctionData({ abi: batchSettlementAbi, data: input })
+        rows = call.args[0] as readonly unknown[]
+      } catch {
+        continue // a deposit (or a settle), not a claim
+      }
+      claimRows += rows.length
+      const claims = parseEventLogs({
+        abi: batchSettlementAbi,
+        eventName: 'Claimed',
+        logs: receipt.logs,
+      })
+      expect(claims).toHaveLength(rows.length)
+    }
+    expect(claimRows).toBe(claimed.length)
+  })
+})
