@@ -73,11 +73,13 @@ const knownAddresses = new Set(
 /** An address written out: `0x` and 40 hex digits, not part of a longer hex string. */
 const addressPattern = /(?<![0-9a-zA-Z])0x[0-9a-fA-F]{40}(?![0-9a-fA-F])/g
 
+const bareName = `(?:${vaultChainNames.map((name) => name.replace(/[-]/g, '\\-')).join('|')})`
 const quotedName = `['"\`](?:${vaultChainNames.map((name) => name.replace(/[-]/g, '\\-')).join('|')})['"\`]`
 /**
  * What a per-chain fact written outside the table looks like: a comparison with a chain's name
  * (`=== 'base-sepolia'`), a union or an array of names (`'base' | 'base-sepolia'`,
- * `['base', 'base-sepolia']`), a `case` on one, or a record keyed by one (`'base-sepolia': …`).
+ * `['base', 'base-sepolia']`), a `case` on one, a record keyed by one (`'base-sepolia': …`), or a
+ * help text's list of them (`<base-sepolia|base>`).
  */
 const chainNameChecks = [
   new RegExp(`[!=]==?\\s*${quotedName}`),
@@ -86,6 +88,8 @@ const chainNameChecks = [
   new RegExp(`\\[\\s*${quotedName}\\s*,`),
   new RegExp(`\\bcase\\s+${quotedName}\\s*:`),
   new RegExp(`${quotedName}\\s*:(?!:)`),
+  // A help text's list of choices, such as `--chain <base-sepolia|base>`.
+  new RegExp(`\\b${bareName}\\|${bareName}\\b`),
 ]
 
 /** The `@x402/evm` exports that are addresses: the table names them; nothing else imports them. */

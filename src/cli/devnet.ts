@@ -3,6 +3,7 @@ import { type Devnet, startDevnet } from '../devnet/startDevnet.js'
 import { writeAddressesFile } from '../devnet/writeAddressesFile.js'
 import { type VaultChainName, vaultChains } from '../index.js'
 import { chainChoices, defaultChainName, isVaultChainName } from '../sdk/shared.js'
+import { chainFlagValue } from './chainHelp.js'
 import { UsageError } from './usageError.js'
 
 export const devnetUsage = `Usage: x402-vault devnet [options]
@@ -11,7 +12,7 @@ Starts a local chain with the vault protocol and an x402 facilitator, prints the
 to point the MCP server and the examples at it, and runs until Ctrl-C.
 
 Options:
-  --chain <base-sepolia|base>   chain id to imitate (default base-sepolia, 84532)
+  --chain ${chainFlagValue}   chain id to imitate (default ${defaultChainName}, ${vaultChains[defaultChainName].chainId})
   --port <n>                    anvil port on 127.0.0.1 (default: a free port)
   --facilitator-port <n>        facilitator port (default: a free port)
   --bearer-token <token>        make the facilitator require this bearer token

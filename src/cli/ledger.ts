@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { getBlock, getBlockNumber } from 'viem/actions'
 import { evmAddress, getLedger, type VaultContext } from '../index.js'
-import { DEFAULT_LOG_SPAN, toVaultError } from '../sdk/shared.js'
+import { DEFAULT_LOG_SPAN, defaultChainName, toVaultError } from '../sdk/shared.js'
+import { chainFlagValue, rpcUrlVariables } from './chainHelp.js'
 import {
   addressesOption,
   type Connection,
@@ -28,8 +29,8 @@ position. Reads only; needs no key.
 
 Options:
   --wallet <address>            the wallet (the merchant's payTo address)
-  --chain <base-sepolia|base>   the deployment (default VAULT_CHAIN, else base-sepolia)
-  --rpc <url>                   RPC URL (default: BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL, else
+  --chain ${chainFlagValue}   the deployment (default VAULT_CHAIN, else ${defaultChainName})
+  --rpc <url>                   RPC URL (default: ${rpcUrlVariables}, else
                                 the chain's public RPC; old blocks need an archive RPC)
   --addresses <path>            addresses JSON of a private deployment or the devnet
                                 (default VAULT_ADDRESSES)

@@ -12,7 +12,8 @@ import {
   type VaultYield,
   type VenueYield,
 } from '../index.js'
-import { redactUrl } from '../sdk/shared.js'
+import { defaultChainName, redactUrl } from '../sdk/shared.js'
+import { chainFlagValue, rpcUrlVariables } from './chainHelp.js'
 import {
   addressesOption,
   type Connection,
@@ -34,8 +35,8 @@ price per share, the oracle's freshness, each venue's rates, allocation and what
 Reads only; needs no key.
 
 Options:
-  --chain <base-sepolia|base>   the deployment (default VAULT_CHAIN, else base-sepolia)
-  --rpc <url>                   RPC URL (default: BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL,
+  --chain ${chainFlagValue}   the deployment (default VAULT_CHAIN, else ${defaultChainName})
+  --rpc <url>                   RPC URL (default: ${rpcUrlVariables},
                                 else the chain's public RPC)
   --addresses <path>            addresses JSON of a private deployment or the devnet
                                 (default VAULT_ADDRESSES)

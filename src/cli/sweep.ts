@@ -12,6 +12,8 @@ import {
   VaultPreconditionError,
   verifyAddresses,
 } from '../index.js'
+import { defaultChainName } from '../sdk/shared.js'
+import { chainFlagValue, rpcUrlVariableLines, rpcUrlVariables } from './chainHelp.js'
 import {
   addressesOption,
   type Connection,
@@ -49,14 +51,13 @@ sweep it (SWEEPER_PRIVATE_KEY).
 Environment:
   MERCHANT_PRIVATE_KEY    the merchant wallet's private key (0x + 64 hex digits); never printed
   SWEEPER_PRIVATE_KEY     or an operator key of the wallet (with --wallet): it only pays gas
-  BASE_SEPOLIA_RPC_URL    the RPC URL for --chain base-sepolia (unless --rpc is given)
-  BASE_MAINNET_RPC_URL    the RPC URL for --chain base (unless --rpc is given)
+${rpcUrlVariableLines(26)}
   PGPASSWORD              the Postgres password for --lock, if the URL has none
   VAULT_RPC_TIMEOUT       seconds one RPC request may take before it is retried (default 10)
 
 Options:
-  --chain <base-sepolia|base>   the vault's chain (default VAULT_CHAIN, else base-sepolia)
-  --rpc <url>                   RPC URL (default: BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL)
+  --chain ${chainFlagValue}   the vault's chain (default VAULT_CHAIN, else ${defaultChainName})
+  --rpc <url>                   RPC URL (default: ${rpcUrlVariables})
   --min-idle <usdc>             deposit only once this much is idle (default 0: the vault's minimum)
   --reserve <usdc>              USDC to keep in the wallet (default 0)
   --wallet <address>            the wallet to sweep (needed with SWEEPER_PRIVATE_KEY and --setup)

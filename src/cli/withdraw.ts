@@ -14,7 +14,8 @@ import {
   verifyAddresses,
   withdrawAndWait,
 } from '../index.js'
-import { MAX_SLIPPAGE_BPS } from '../sdk/shared.js'
+import { defaultChainName, MAX_SLIPPAGE_BPS } from '../sdk/shared.js'
+import { chainFlagValue, rpcUrlVariableLines, rpcUrlVariables } from './chainHelp.js'
 import {
   addressesOption,
   type Connection,
@@ -39,15 +40,14 @@ so and takes what it can. Withdrawals work while deposits are paused.
 
 Environment:
   MERCHANT_PRIVATE_KEY    the merchant wallet's private key (0x + 64 hex digits); never printed
-  BASE_SEPOLIA_RPC_URL    the RPC URL for --chain base-sepolia (unless --rpc is given)
-  BASE_MAINNET_RPC_URL    the RPC URL for --chain base (unless --rpc is given)
+${rpcUrlVariableLines(26)}
   VAULT_RPC_TIMEOUT       seconds one RPC request may take before it is retried (default 10)
 
 Options:
   --amount <usdc>               USDC to receive, after the fee (such as 25 or 0.5)
   --all                         everything the position can deliver now
-  --chain <base-sepolia|base>   the vault's chain (default VAULT_CHAIN, else base-sepolia)
-  --rpc <url>                   RPC URL (default: BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL)
+  --chain ${chainFlagValue}   the vault's chain (default VAULT_CHAIN, else ${defaultChainName})
+  --rpc <url>                   RPC URL (default: ${rpcUrlVariables})
   --addresses <path>            the vault's addresses file (a devnet or a private deployment)
                                 (default VAULT_ADDRESSES)
   --slippage-bps <n>            with --all, how far below the preview the USDC out may fall, in basis

@@ -52,7 +52,7 @@ async function early(chunks: (string | Buffer)[], { end = false } = {}) {
 }
 
 describe('answerHandshakeEarly', () => {
-  it('the recording holds every supported version, each answered with itself, and the six tools', () => {
+  it('the recording holds every supported version, each answered with itself, and every tool', () => {
     expect(Object.keys(recording.initialize)).toEqual([...SUPPORTED_PROTOCOL_VERSIONS])
     for (const [version, result] of Object.entries(recording.initialize)) {
       expect(result.protocolVersion, version).toBe(version)

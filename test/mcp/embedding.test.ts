@@ -1,6 +1,7 @@
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client'
 import { McpServer } from '@modelcontextprotocol/server'
 import { expect, it } from 'vitest'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { VaultConfigError } from '../../src/index.js'
 import {
   createServer,
@@ -14,14 +15,14 @@ const quiet: McpLogger = { debug() {}, info() {}, warn() {}, error() {} }
 /** Tests stay offline: nothing listens on port 9, so verification fails at once. */
 const offline = { BASE_SEPOLIA_RPC_URL: 'http://127.0.0.1:9' }
 
-it('createServer embeds: any MCP transport, here in memory, lists the six tools', async () => {
+it('createServer embeds: any MCP transport, here in memory, lists every tool', async () => {
   const server = createServer(await loadMcpConfig(offline), { logger: quiet })
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const client = new Client({ name: 'embedder', version: '1.0.0' })
   await client.connect(clientSide)
   try {
-    expect((await client.listTools()).tools).toHaveLength(6)
+    expect((await client.listTools()).tools).toHaveLength(mcpToolNames.length)
   } finally {
     await client.close()
   }

@@ -20,6 +20,7 @@ import {
   spawnJsonLines,
 } from '../../harness/jsonLinesProcess.js'
 import { type HttpMcp, startHttpMcp } from '../../harness/mcpHttp.js'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { mcpBin } from '../support/mcp.js'
 import { envelopeText, owedAnswer } from '../support/mcpEnvelopes.js'
 
@@ -163,7 +164,9 @@ describe('over HTTP', () => {
     expect(codes).toEqual([-32600, -32600, -32602, -32600])
     const listed = await post(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }))
     expect(listed.status).toBe(200)
-    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(6)
+    expect(((await listed.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(
+      mcpToolNames.length,
+    )
     const refusals = mcp.requests().filter((line) => line.refusal === 'INVALID_MESSAGE')
     expect(refusals.length).toBeGreaterThanOrEqual(4)
   })

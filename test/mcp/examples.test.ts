@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { tempFolder } from '../../harness/tempFolder.js'
 import { vaultChains } from '../../src/sdk/chains.js'
 import { connectMcp } from '../support/mcp.js'
@@ -54,7 +55,7 @@ async function listTools(entry: ServerEntry, addressesFile: string): Promise<str
 }
 
 describe('the MCP client configurations in examples/mcp and the MCP guide', () => {
-  it('each starts `npx -y x402-vault@beta` with only the server’s variables, and it lists six tools', async () => {
+  it('each starts `npx -y x402-vault@beta` with only the server’s variables, and it lists every tool', async () => {
     // The devnet example's VAULT_ADDRESSES is a placeholder path: a real file stands in for it.
     const addressesFile = join(await tempFolder('x402-vault-examples-'), 'a.json')
     await writeFile(
@@ -77,7 +78,7 @@ describe('the MCP client configurations in examples/mcp and the MCP guide', () =
       expect(entry.command).toBe('npx')
       expect(entry.args).toEqual(['-y', 'x402-vault@beta'])
       for (const key of Object.keys(entry.env)) expect(allowedEnv).toContain(key)
-      expect(await listTools(entry, addressesFile)).toHaveLength(6)
+      expect(await listTools(entry, addressesFile)).toHaveLength(mcpToolNames.length)
     }
   })
 

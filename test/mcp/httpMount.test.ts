@@ -9,6 +9,7 @@ import express from 'express'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { connectHttp, postMcp, rpcAnswer } from '../../harness/mcpHttp.js'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { createMcpHttpHandler, loadMcpConfig, type McpLogger } from '../../src/mcp/index.js'
 
 const quiet: McpLogger = { debug() {}, info() {}, warn() {}, error() {} }
@@ -53,12 +54,12 @@ afterAll(async () => {
 })
 
 it.each(['express', 'expressJson', 'hono'] as const)(
-  'mounted in %s, a real MCP client lists the six tools; without the token, 401',
+  'mounted in %s, a real MCP client lists every tool; without the token, 401',
   async (mount) => {
     for (const kind of ['v1', 'v2-modern'] as const) {
       const session = await connectHttp(urls[mount], kind, auth)
       try {
-        expect((await session.client.listTools()).tools).toHaveLength(6)
+        expect((await session.client.listTools()).tools).toHaveLength(mcpToolNames.length)
       } finally {
         await session.close()
       }
@@ -83,7 +84,7 @@ it('2025-era calls share one server: a listing answers as a server of its own do
   // A listing with _meta (a progress token) is served by a server of its own, through the SDK.
   const ownServer = await list(1, { _meta: { progressToken: 'p' } })
   const [first, second, third] = [await list(2), await list('three'), await list(4, {})]
-  expect((ownServer.result as { tools: unknown[] }).tools).toHaveLength(6)
+  expect((ownServer.result as { tools: unknown[] }).tools).toHaveLength(mcpToolNames.length)
   for (const [answer, id] of [
     [first, 2],
     [second, 'three'],
@@ -116,7 +117,7 @@ it('clients that use the same request id at the same time each get their own ans
     post({ method: 'no/such/method' }),
   ])
   for (const answer of [listing, ping, failed, refused, unknown]) expect(answer.id).toBe(7)
-  expect((listing.result as { tools: unknown[] }).tools).toHaveLength(6)
+  expect((listing.result as { tools: unknown[] }).tools).toHaveLength(mcpToolNames.length)
   expect(ping.result).toEqual({})
   const text = (answer: Record<string, unknown>) =>
     (answer.result as { isError: boolean; content: { text: string }[] }).content[0]?.text

@@ -6,6 +6,7 @@ import {
   startCountingProxy,
 } from '../../harness/countingProxy.js'
 import { initializeRequest, spawnJsonLines } from '../../harness/jsonLinesProcess.js'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import {
   callTool,
@@ -190,7 +191,7 @@ describe('RPC faults through the real stdio server', () => {
   })
 
   it('the server survives every fault: tools/list still answers', async () => {
-    expect((await mcp.client.listTools()).tools).toHaveLength(6)
+    expect((await mcp.client.listTools()).tools).toHaveLength(mcpToolNames.length)
   })
 })
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeAddressesFile } from '../../harness/addressesFile.js'
 import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
 import { initializeRequest, spawnJsonLines } from '../../harness/jsonLinesProcess.js'
+import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { cliBin } from '../../harness/runCli.js'
 import { tempFolder } from '../../harness/tempFolder.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
@@ -89,7 +90,7 @@ describe('start-up and the RPC', () => {
       MCP_LOG_LEVEL: 'debug',
     })
     try {
-      expect((await mcp.client.listTools()).tools).toHaveLength(6)
+      expect((await mcp.client.listTools()).tools).toHaveLength(mcpToolNames.length)
       for (const name of ['vault_status', 'vault_check_yield']) {
         const text = await callToolError(mcp.client, name, {}, 'RPC_UNREACHABLE', {
           retryable: true,
@@ -112,7 +113,7 @@ describe('start-up and the RPC', () => {
     const wrong = await writeAddressesFile(devnet, { oracle: devnet.addresses.feeCollector })
     const mcp = await connectMcp({ BASE_SEPOLIA_RPC_URL: devnet.rpcUrl, VAULT_ADDRESSES: wrong })
     try {
-      expect((await mcp.client.listTools()).tools).toHaveLength(6)
+      expect((await mcp.client.listTools()).tools).toHaveLength(mcpToolNames.length)
       const wallet = devnet.accounts.merchant.address
       for (const [name, args] of [
         ['vault_status', {}],
@@ -225,7 +226,9 @@ describe('what a careless client sends', () => {
       expect(message.length).toBeLessThan(200)
       expect(message).not.toMatch(/invalid_type|"path"|"code":|\n/)
     }
-    expect(answers.find((answer) => answer.id === 6)?.result?.tools).toHaveLength(6)
+    expect(answers.find((answer) => answer.id === 6)?.result?.tools).toHaveLength(
+      mcpToolNames.length,
+    )
   })
 
   it('a client that closes its end of stdout ends the server quietly, early or in session', async () => {

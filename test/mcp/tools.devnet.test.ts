@@ -109,7 +109,7 @@ async function merchantDeposits(usdc: string) {
 }
 
 describe('tools/list', () => {
-  it('lists the six tools with titles, descriptions and read-only, open-world annotations', async () => {
+  it('lists every tool with titles, descriptions and read-only, open-world annotations', async () => {
     expect(tools.map((listed) => listed.name)).toEqual([...readTools, ...planTools])
     for (const listed of tools) {
       expect(listed.title, listed.name).toMatch(/\w/)

@@ -32,7 +32,7 @@ afterAll(async () => {
 })
 
 describe('npx -y x402-vault@beta, from a registry, with an empty cache', () => {
-  it('serves MCP: a real MCP client lists the six tools; npx fetched and installed the package alone', async () => {
+  it('serves MCP: a real MCP client lists every tool; npx fetched and installed the package alone', async () => {
     if (!registry) throw new Error('no registry')
     const cache = join(work, 'npm-cache')
     const transport = new StdioClientTransport({
