@@ -2,6 +2,7 @@ import { type Address, type Hex, parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { writeAddressesFile } from '../../harness/addressesFile.js'
+import { setupSteps } from '../../harness/setupSteps.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
 import { devnetClients } from '../support/devnet.js'
@@ -14,12 +15,14 @@ let t: ReturnType<typeof devnetClients>
 let mcp: McpSession
 
 beforeAll(async () => {
-  devnet = await startDevnet({ chain: 'base-sepolia' })
+  // Once, under a loaded machine, this set-up ran into the hook's timeout without saying where.
+  const step = setupSteps('the e2e set-up')
+  devnet = await step('start the devnet', () => startDevnet({ chain: 'base-sepolia' }))
   t = devnetClients(devnet)
-  mcp = await connectMcp({
-    BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
-    VAULT_ADDRESSES: await writeAddressesFile(devnet),
-  })
+  const addresses = await step('write the addresses file', () => writeAddressesFile(devnet))
+  mcp = await step('connect the stdio MCP server', () =>
+    connectMcp({ BASE_SEPOLIA_RPC_URL: devnet.rpcUrl, VAULT_ADDRESSES: addresses }),
+  )
 })
 afterAll(async () => {
   await mcp?.close()
