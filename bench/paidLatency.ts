@@ -1,20 +1,8 @@
-import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
-import { ExactEvmScheme } from '@x402/evm/exact/server'
-import { paymentMiddleware } from '@x402/express'
 import { sweepEvents, usdcBalance } from '../harness/merchant.js'
 import { buyerFetch } from '../harness/merchantApps.js'
-import { readX402UsdcAsset, x402UsdcPrice } from '../src/index.js'
-import { gasSponsoringExtensions } from '../src/plugins/gasSponsoring.js'
 import type { BenchContext, Measured } from './context.js'
-import {
-  facilitatorUrlOf,
-  merchantVaultClient,
-  openPaywallShop,
-  type Shop,
-  startShop,
-} from './seller.js'
+import { openPaywallShop, openPlainShop, type Shop } from './seller.js'
 import { percentile, roundMs } from './stats.js'
-
 /** The paid-request p50 latency with the sweeper on, against plain x402 middleware. */
 export type PaidRequestLatency = {
   /** Paid requests measured for each app (warm-up not counted). */
@@ -50,12 +38,10 @@ const price = '1'
 export async function measurePaidRequestLatency(
   ctx: BenchContext,
 ): Promise<Measured<PaidRequestLatency>> {
-  const pairs = ctx.smoke ? 3 : 60
-  const warmUp = ctx.smoke ? 1 : 5
   const { devnet } = ctx
   const events = sweepEvents()
   const shops: { plain: Shop; withSweeper: Shop } = {
-    plain: await openPlainShop(ctx),
+    plain: await openPlainShop(devnet, price),
     withSweeper: await openPaywallShop(devnet, price, {
       minIdleThreshold: '10',
       reserve: await usdcBalance(devnet, devnet.accounts.merchant.address),
@@ -66,43 +52,15 @@ export async function measurePaidRequestLatency(
   }
   try {
     const pay = buyerFetch(devnet)
-    const timed = async (shop: Shop): Promise<number> => {
-      const started = performance.now()
-      const response = await pay(shop.paidUrl)
-      await response.arrayBuffer()
-      if (response.status !== 200) throw new Error(`a paid request answered ${response.status}`)
-      return performance.now() - started
-    }
-    for (let run = 0; run < warmUp; run++) {
-      ctx.progress(`paid-request latency: warm-up ${run + 1} of ${warmUp}`)
-      await timed(shops.plain)
-      await timed(shops.withSweeper)
-    }
-    const depositsBefore = events.deposits.length
-    const random = seededRandom(11)
-    const ms = { plain: [] as number[], withSweeper: [] as number[] }
-    for (let pair = 0; pair < pairs; pair++) {
-      if (pair % 10 === 0) ctx.progress(`paid-request latency: pair ${pair + 1} of ${pairs}`)
-      const order =
-        random() < 0.5 ? (['plain', 'withSweeper'] as const) : (['withSweeper', 'plain'] as const)
-      for (const name of order) ms[name].push(await timed(shops[name]))
-    }
-    const sweepDeposits = events.deposits.length - depositsBefore
-    if (events.problems.length > 0) {
-      throw new Error(
-        `the sweeper reported problems: ${events.problems.map((p) => `${p.phase}: ${p.error.message}`).join('; ')}`,
-      )
-    }
-    const plainP50Ms = percentile(ms.plain, 50)
-    const withSweeperP50Ms = percentile(ms.withSweeper, 50)
+    const times = await timeInterleavedPairs(ctx, 'paid-request latency', {
+      plain: () => timedPayment(pay, shops.plain.paidUrl),
+      withSweeper: () => timedPayment(pay, shops.withSweeper.paidUrl),
+      // The sweeps of the warm-up are not counted.
+      afterWarmUp: () => events.deposits.length,
+    })
+    throwOnProblems(events.problems)
     return {
-      value: {
-        requests: pairs,
-        plainP50Ms: roundMs(plainP50Ms),
-        withSweeperP50Ms: roundMs(withSweeperP50Ms),
-        ratio: Math.round((withSweeperP50Ms / plainP50Ms) * 1000) / 1000,
-        sweepDeposits,
-      },
+      value: { ...latencyOf(times), sweepDeposits: events.deposits.length - times.afterWarmUp },
     }
   } finally {
     await shops.plain.stop()
@@ -110,37 +68,103 @@ export async function measurePaidRequestLatency(
   }
 }
 
-/** The same app behind x402's own middleware: a resource server with the facilitator and the exact EVM scheme. */
-async function openPlainShop(ctx: BenchContext): Promise<Shop> {
-  const { devnet } = ctx
-  const vault = merchantVaultClient(devnet)
-  const resourceServer = new x402ResourceServer(
-    new HTTPFacilitatorClient({ url: facilitatorUrlOf(devnet) }),
-  ).register(vault.network, new ExactEvmScheme())
-  const asset = await readX402UsdcAsset(vault)
-  const accepts = {
-    scheme: 'exact',
-    network: vault.network,
-    payTo: devnet.accounts.merchant.address,
-    // The devnet's USDC is not x402's default asset for the network: the price names it.
-    price: x402UsdcPrice({ chain: devnet.chain, amount: price, asset }),
+/** Two apps' paid-request times, measured in interleaved pairs. */
+export type PairedTimes<mark> = {
+  plain: number[]
+  withSweeper: number[]
+  /** What `afterWarmUp` returned once the warm-up was over. */
+  afterWarmUp: mark
+}
+
+/**
+ * Times the same paid request to two apps, as {@link measurePaidRequestLatency} describes: warm-up
+ * requests for each first, then pairs one request at a time, each pair in an order drawn at random
+ * (seeded: the same in every run), so that drift of the machine and the background work one app
+ * causes after its response (a sweep, a claim) fall on either app's next request with the same odds.
+ * A smoke run takes 3 pairs after 1 warm-up request each; a full run 60 after 5.
+ *
+ * @param ctx - The bench context (smoke or not, progress).
+ * @param what - The row's name, for progress.
+ * @param apps - One timed paid request to each app (ms); `afterWarmUp` runs once the warm-up is over,
+ *   such as to count the sweeps made before the measurement.
+ * @returns Each app's times, and what `afterWarmUp` returned.
+ * @example
+ * const times = await timeInterleavedPairs(ctx, 'upto latency', { plain, withSweeper, afterWarmUp })
+ */
+export async function timeInterleavedPairs<mark>(
+  ctx: BenchContext,
+  what: string,
+  apps: {
+    plain: () => Promise<number>
+    withSweeper: () => Promise<number>
+    afterWarmUp: () => mark | Promise<mark>
+  },
+): Promise<PairedTimes<mark>> {
+  const pairs = ctx.smoke ? 3 : 60
+  const warmUp = ctx.smoke ? 1 : 5
+  for (let run = 0; run < warmUp; run++) {
+    ctx.progress(`${what}: warm-up ${run + 1} of ${warmUp}`)
+    await apps.plain()
+    await apps.withSweeper()
   }
-  // The gas sponsoring that createPaywall declares on a Permit2 asset, declared here too: with it the
-  // buyer's client checks its Permit2 allowance on chain before each payment (3-6 ms on the devnet),
-  // a cost of the payment requirements, not of the sweeper that this row compares.
-  const extensions = await gasSponsoringExtensions(asset)
-  const middleware = paymentMiddleware(
-    {
-      'GET /paid': {
-        accepts,
-        description: 'A paid answer',
-        mimeType: 'application/json',
-        ...(extensions ? { extensions } : {}),
-      },
-    },
-    resourceServer,
-  )
-  return startShop(middleware)
+  const afterWarmUp = await apps.afterWarmUp()
+  const random = seededRandom(11)
+  const ms = { plain: [] as number[], withSweeper: [] as number[] }
+  for (let pair = 0; pair < pairs; pair++) {
+    if (pair % 10 === 0) ctx.progress(`${what}: pair ${pair + 1} of ${pairs}`)
+    const order =
+      random() < 0.5 ? (['plain', 'withSweeper'] as const) : (['withSweeper', 'plain'] as const)
+    for (const name of order) ms[name].push(await apps[name]())
+  }
+  return { ...ms, afterWarmUp }
+}
+
+/**
+ * The buyer's time for one paid request: from the first, unpaid request to the paid response's body.
+ *
+ * @param pay - A paying fetch (x402's fetch wrapper).
+ * @param url - The paid route.
+ * @returns Milliseconds.
+ * @throws {Error} when the paid request is not answered 200.
+ */
+export async function timedPayment(pay: typeof fetch, url: string): Promise<number> {
+  const started = performance.now()
+  const response = await pay(url)
+  await response.arrayBuffer()
+  if (response.status !== 200) throw new Error(`a paid request answered ${response.status}`)
+  return performance.now() - started
+}
+
+/**
+ * Both medians of paired times and their ratio, rounded for the report.
+ *
+ * @param times - From {@link timeInterleavedPairs}.
+ * @returns Requests per app, both medians and `ratio` (to 3 decimals).
+ */
+export function latencyOf(times: PairedTimes<unknown>): Omit<PaidRequestLatency, 'sweepDeposits'> {
+  const plainP50Ms = percentile(times.plain, 50)
+  const withSweeperP50Ms = percentile(times.withSweeper, 50)
+  return {
+    requests: times.plain.length,
+    plainP50Ms: roundMs(plainP50Ms),
+    withSweeperP50Ms: roundMs(withSweeperP50Ms),
+    ratio: Math.round((withSweeperP50Ms / plainP50Ms) * 1000) / 1000,
+  }
+}
+
+/**
+ * Fails the row when the sweeper reported a problem: a latency measured beside failing sweeps says
+ * nothing about working ones.
+ *
+ * @param problems - The sweeper's `onNonFatalError` reports.
+ * @throws {Error} naming each problem.
+ */
+export function throwOnProblems(problems: readonly { phase: string; error: Error }[]): void {
+  if (problems.length > 0) {
+    throw new Error(
+      `the sweeper reported problems: ${problems.map((p) => `${p.phase}: ${p.error.message}`).join('; ')}`,
+    )
+  }
 }
 
 /** A small deterministic PRNG (mulberry32): the pair orders are random, and the same in every run. */

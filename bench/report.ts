@@ -12,6 +12,8 @@ import type { McpListing } from './mcpListing.js'
 import type { NpxStart } from './npxStart.js'
 import type { PaidRequestLatency } from './paidLatency.js'
 import type { RoundTripsResult, RpcRoundTrips } from './roundTrips.js'
+import type { SchemeGas } from './schemeGas.js'
+import type { SchemeLatency } from './schemeLatency.js'
 import type { SdkCall } from './sdkCalls.js'
 import type { Sweep } from './sweep.js'
 import type { X402Gas } from './x402Gas.js'
@@ -39,7 +41,17 @@ export type BenchReport = {
   sweep: Sweep | null
   /** Why a value is `null`: what it needs before it can be measured. */
   notMeasured: Partial<
-    Record<'paidRequestLatency' | 'burst' | 'sweep' | 'ledger' | 'x402Gas' | 'buyer', string>
+    Record<
+      | 'paidRequestLatency'
+      | 'burst'
+      | 'sweep'
+      | 'ledger'
+      | 'x402Gas'
+      | 'schemeGas'
+      | 'schemeLatency'
+      | 'buyer',
+      string
+    >
   >
   budgets: BudgetCheck[]
   /** The names of the budgets broken; the bench exits 1 when there is any. */
@@ -56,6 +68,10 @@ export type BenchReport = {
   ledger: LedgerBench | null
   /** The gas of an x402 payment on each path (EIP-3009, Permit2 approved once, Permit2 sponsored). */
   x402Gas: X402Gas | null
+  /** Gas per paid request with `exact`, `upto` and `batch-settlement`: the same requests at 0.001 USDC. */
+  schemeGas: SchemeGas | null
+  /** The paid-request latency ratio with the paywall / x402's own middleware, for `upto` and `batch-settlement`. */
+  schemeLatency: SchemeLatency | null
   /** The buyer side (`vault.attachToClient`): a recall's latency, recalls per burst, the liquid p50 ratio. */
   buyer: BuyerBench | null
   /** Four instances of one merchant: `sweep: false` with `--watch`, and each sweeping in-process; `null` in a smoke run. */
@@ -90,6 +106,8 @@ export type Measurements = {
   mcpHttp: McpHttpLoad
   mcpListing: McpListing
   x402Gas: Measured<X402Gas>
+  schemeGas: Measured<SchemeGas>
+  schemeLatency: Measured<SchemeLatency>
   buyer: Measured<BuyerBench>
   manyInstances: ManyInstances | null
 }
@@ -121,6 +139,8 @@ export function buildReport(
   const sweep = measuredValue('sweep', measured.sweep)
   const ledger = measuredValue('ledger', measured.ledger)
   const x402Gas = measuredValue('x402Gas', measured.x402Gas)
+  const schemeGas = measuredValue('schemeGas', measured.schemeGas)
+  const schemeLatency = measuredValue('schemeLatency', measured.schemeLatency)
   const buyer = measuredValue('buyer', measured.buyer)
 
   const budgets: BudgetCheck[] = [
@@ -144,6 +164,13 @@ export function buildReport(
     atMost('mcpListing.v1ListToolsCpuMs', measured.mcpListing.v1ListToolsCpuMs, 150, 'ms'),
     atMost('npxStart.installedMb', measured.npxStart?.installedMb ?? null, 10, 'MB'),
     atMost('paidRequestLatency.ratio', paidRequestLatency?.ratio ?? null, 1.05, '×'),
+    atMost('schemeLatency.upto.ratio', schemeLatency?.upto.ratio ?? null, 1.05, '×'),
+    atMost(
+      'schemeLatency.batchSettlement.ratio',
+      schemeLatency?.batchSettlement.ratio ?? null,
+      1.05,
+      '×',
+    ),
     atMost('burst.depositTxs', burst?.depositTxs ?? null, 3, 'transactions'),
     atMost('burst.failedDeposits', burst?.failedDeposits ?? null, 0, 'transactions'),
     atMost('burst.unaccountedUnits', burst?.unaccountedUnits ?? null, 0, 'base units'),
@@ -171,6 +198,8 @@ export function buildReport(
     mcpListing: measured.mcpListing,
     ledger,
     x402Gas,
+    schemeGas,
+    schemeLatency,
     buyer,
     manyInstances: measured.manyInstances,
     details: {
@@ -338,6 +367,29 @@ export function formatReport(report: BenchReport): string {
         String(facilitatorPerPayment),
       ])
     : [[`not measured: ${report.notMeasured.x402Gas}`]]
+  const latencyRows = schemeLatencyRows(report, checkNamed, budgetText, verdict)
+  const schemeGas = report.schemeGas
+  const part = ({ transactions, gas }: { transactions: number; gas: number }) =>
+    `${transactions} tx, ${gas} gas`
+  const schemeGasRows = schemeGas
+    ? [
+        [
+          'exact',
+          String(schemeGas.exact.gasPerRequest),
+          `settlements: ${part(schemeGas.exact.settlements)}`,
+        ],
+        [
+          `upto (charging ${schemeGas.upto.chargeUsdc})`,
+          String(schemeGas.upto.gasPerRequest),
+          `settlements: ${part(schemeGas.upto.settlements)}`,
+        ],
+        [
+          'batch-settlement',
+          String(schemeGas.batchSettlement.gasPerRequest),
+          `deposits: ${part(schemeGas.batchSettlement.deposits)}; claims: ${part(schemeGas.batchSettlement.claims)}; settles: ${part(schemeGas.batchSettlement.settles)}`,
+        ],
+      ]
+    : [[`not measured: ${report.notMeasured.schemeGas}`]]
   const many = report.manyInstances
   const shapeRow = (name: string, shape: ManyInstances['watch'] | ManyInstances['inProcess']) => [
     name,
@@ -385,6 +437,14 @@ export function formatReport(report: BenchReport): string {
     'Seller and buyer: paid requests through the devnet facilitator, sweeps and recalls on chain, a ledger scan',
     table(seller),
     '',
+    'Paid-request latency by scheme: p50 with createPaywall (sweeper on) ÷ p50 with x402’s own middleware, in interleaved pairs',
+    table([['scheme', 'with paywall', 'plain x402', 'ratio', 'budget', ''], ...latencyRows]),
+    '',
+    schemeGas
+      ? `Gas per paid request by scheme: ${schemeGas.requests} requests at ${schemeGas.priceUsdc} USDC by one buyer, every transaction the scheme caused`
+      : 'Gas per paid request by scheme',
+    table([['scheme', 'gas per request', 'parts'], ...schemeGasRows]),
+    '',
     'Many instances of one merchant: the four merchant processes’ and the sweeper’s RPC, sends and deposits',
     table(manyRows),
     ...(delay
@@ -404,6 +464,40 @@ export function formatReport(report: BenchReport): string {
       : 'Every measured value is within its budget.',
     '',
   ].join('\n')
+}
+
+/** One row per scheme: `exact` from `paidRequestLatency`, the others from `schemeLatency`. */
+function schemeLatencyRows(
+  report: BenchReport,
+  checkNamed: (name: string) => BudgetCheck | undefined,
+  budgetText: (check: BudgetCheck | undefined) => string,
+  verdict: (check: BudgetCheck | undefined) => string,
+): string[][] {
+  const rows: [string, PaidRequestLatency | null, string, string][] = [
+    ['exact', report.paidRequestLatency, 'paidRequestLatency.ratio', 'paidRequestLatency'],
+    ['upto', report.schemeLatency?.upto ?? null, 'schemeLatency.upto.ratio', 'schemeLatency'],
+    [
+      'batch-settlement',
+      report.schemeLatency?.batchSettlement ?? null,
+      'schemeLatency.batchSettlement.ratio',
+      'schemeLatency',
+    ],
+  ]
+  return rows.map(([scheme, latency, budget, key]) => {
+    if (!latency) {
+      const why = report.notMeasured[key as keyof BenchReport['notMeasured']]
+      return [scheme, `not measured: ${why}`]
+    }
+    const check = checkNamed(budget)
+    return [
+      `${scheme} (${latency.requests} pairs)`,
+      `${latency.withSweeperP50Ms} ms`,
+      `${latency.plainP50Ms} ms`,
+      `${latency.ratio}×`,
+      budgetText(check),
+      verdict(check),
+    ]
+  })
 }
 
 /** Such as `2 package documents (x402-vault ×2, 7.8 KB), 1 tarball (1.83 MB)`. */

@@ -30,6 +30,8 @@ import { measureNpxStart } from './npxStart.js'
 import { measurePaidRequestLatency } from './paidLatency.js'
 import { type BenchReport, buildReport, formatReport } from './report.js'
 import { measureRoundTrips } from './roundTrips.js'
+import { measureSchemeGas } from './schemeGas.js'
+import { measureSchemeLatency } from './schemeLatency.js'
 import { measureSdkCalls } from './sdkCalls.js'
 import { merchantVaultClient } from './seller.js'
 import { measureSweep } from './sweep.js'
@@ -88,6 +90,9 @@ try {
     mcpListing,
     x402Gas,
     paidRequestLatency: await measurePaidRequestLatency(ctx),
+    // The buyer pays upto and batch-settlement through the Permit2 approval x402Gas left in place.
+    schemeGas: await measureSchemeGas(ctx),
+    schemeLatency: await measureSchemeLatency(ctx),
     burst: await measureBurst(ctx),
     sweep: await measureSweep(ctx),
     manyInstances: await measureManyInstances(ctx),

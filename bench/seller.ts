@@ -3,17 +3,31 @@
  * Express app on loopback) behind this package's paywall, and a deadline so that a stuck sweep fails
  * the bench instead of hanging it.
  */
+import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import type { SchemeNetworkServer } from '@x402/core/types'
+import { BatchSettlementEvmScheme, InMemoryChannelStorage } from '@x402/evm/batch-settlement/server'
+import { ExactEvmScheme } from '@x402/evm/exact/server'
+import { UptoEvmScheme } from '@x402/evm/upto/server'
+import { paymentMiddleware, setSettlementOverrides } from '@x402/express'
+import type { Response } from 'express'
 import { createPublicClient, createWalletClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { frameworks, paidRoutes } from '../harness/merchantApps.js'
+import { frameworks, type Handlers, paidRoutes } from '../harness/merchantApps.js'
 import type { Devnet } from '../src/devnet/startDevnet.js'
 import {
   type AttachToResourceServerOptions,
   createVaultClient,
+  readX402UsdcAsset,
   type Sweeper,
   type VaultClient,
+  x402UsdcPrice,
 } from '../src/index.js'
-import { createPaywall } from '../src/plugins/express.js'
+import {
+  type CreatePaywallOptions,
+  createPaywall,
+  type PaywallScheme,
+} from '../src/plugins/express.js'
+import { gasSponsoringExtensions } from '../src/plugins/gasSponsoring.js'
 
 const express = frameworks.find((framework) => framework.name === 'express')
 
@@ -65,16 +79,28 @@ export type Shop = { paidUrl: string; stop: () => Promise<void> }
 export type PaywallShop = Shop & { sweeper: Sweeper }
 
 /**
+ * How a shop's `GET /paid` sells: its scheme (default `exact`); for `upto`, what the handler charges
+ * (base units, at most the price; without it the price is settled); for `batch-settlement`, the
+ * paywall's `batchSettlement` options.
+ */
+export type Sells = {
+  scheme?: PaywallScheme
+  charge?: bigint
+  batchSettlement?: CreatePaywallOptions['batchSettlement']
+}
+
+/**
  * Starts the test apps' Express app (`GET /paid`) on loopback behind `middleware`.
  *
  * @param middleware - x402's middleware or this package's paywall middleware.
+ * @param handlers - What the paid handler does before it answers (a usage-priced one charges).
  * @returns The shop.
  * @example
  * const shop = await startShop(paywall.middleware)
  */
-export async function startShop(middleware: unknown): Promise<Shop> {
+export async function startShop(middleware: unknown, handlers?: Handlers): Promise<Shop> {
   if (!express) throw new Error('the test apps have no Express app')
-  const app = await express.start(middleware)
+  const app = await express.start(middleware, handlers)
   return { paidUrl: `${app.baseUrl}/paid`, stop: app.stop }
 }
 
@@ -82,9 +108,11 @@ export async function startShop(middleware: unknown): Promise<Shop> {
  * The merchant's Express app behind `createPaywall` (the devnet's facilitator) with the sweeper on.
  *
  * @param devnet - The devnet, with its facilitator.
- * @param price - The price of `GET /paid`, in USDC.
+ * @param price - The price of `GET /paid`, in USDC (for `upto`, the most a request may cost).
  * @param sweep - The sweeper's options.
- * @returns The shop; `stop()` also closes the paywall (after the sweep in flight).
+ * @param sells - The scheme, and what a usage-priced handler charges (`paywall.charge`).
+ * @returns The shop; `stop()` also closes the paywall (after the sweep in flight, and for
+ *   `batch-settlement` after claiming and settling what is owed).
  * @example
  * const shop = await openPaywallShop(devnet, '1', { minIdleThreshold: '10', reserve })
  */
@@ -92,15 +120,23 @@ export async function openPaywallShop(
   devnet: Devnet,
   price: string,
   sweep: Omit<AttachToResourceServerOptions, 'wallet'>,
+  sells: Sells = {},
 ): Promise<PaywallShop> {
   const paywall = await createPaywall({
     vault: merchantVaultClient(devnet),
     payTo: devnet.accounts.merchant.address,
     facilitator: { url: facilitatorUrlOf(devnet) },
-    routes: paidRoutes(price),
+    routes: paidRoutes(price, sells.scheme),
     sweep,
+    ...(sells.batchSettlement ? { batchSettlement: sells.batchSettlement } : {}),
   })
-  const shop = await startShop(paywall.middleware)
+  const { charge } = sells
+  const shop = await startShop(
+    paywall.middleware,
+    charge === undefined
+      ? {}
+      : { beforePaidAnswer: (res) => void paywall.charge(res as Response, charge) },
+  )
   return {
     paidUrl: shop.paidUrl,
     sweeper: paywall.sweeper,
@@ -117,19 +153,32 @@ export async function openPaywallShop(
  *
  * @param devnet - The devnet, with its facilitator.
  * @param price - The price of `GET /paid`, in USDC.
- * @returns The shop; `stop()` also closes the paywall.
+ * @param sells - The scheme, and what a usage-priced handler charges.
+ * @returns The shop; `stop()` also closes the paywall (for `batch-settlement`, after claiming and
+ *   settling what is owed).
  * @example
  * const shop = await openShopWithoutSweeper(devnet, '10')
  */
-export async function openShopWithoutSweeper(devnet: Devnet, price: string): Promise<Shop> {
+export async function openShopWithoutSweeper(
+  devnet: Devnet,
+  price: string,
+  sells: Sells = {},
+): Promise<Shop> {
   const paywall = await createPaywall({
     vault: merchantVaultClient(devnet),
     payTo: devnet.accounts.merchant.address,
     facilitator: { url: facilitatorUrlOf(devnet) },
-    routes: paidRoutes(price),
+    routes: paidRoutes(price, sells.scheme),
     sweep: false,
+    ...(sells.batchSettlement ? { batchSettlement: sells.batchSettlement } : {}),
   })
-  const shop = await startShop(paywall.middleware)
+  const { charge } = sells
+  const shop = await startShop(
+    paywall.middleware,
+    charge === undefined
+      ? {}
+      : { beforePaidAnswer: (res) => void paywall.charge(res as Response, charge) },
+  )
   return {
     paidUrl: shop.paidUrl,
     stop: async () => {
@@ -137,6 +186,74 @@ export async function openShopWithoutSweeper(devnet: Devnet, price: string): Pro
       await paywall.close()
     },
   }
+}
+
+/** x402's own server side of each scheme, as a seller without this package registers it. */
+const plainSchemeServers: Record<PaywallScheme, (devnet: Devnet) => SchemeNetworkServer> = {
+  exact: () => new ExactEvmScheme(),
+  upto: () => new UptoEvmScheme(),
+  'batch-settlement': (devnet) =>
+    new BatchSettlementEvmScheme(devnet.accounts.merchant.address, {
+      storage: new InMemoryChannelStorage(),
+    }),
+}
+
+/**
+ * The same app as {@link openPaywallShop}'s behind x402's own middleware (`@x402/express`'s
+ * `paymentMiddleware`): a resource server with the devnet's facilitator and x402's server scheme, the
+ * same price in the vault's USDC, and the EIP-2612 gas sponsoring that `createPaywall` declares on a
+ * Permit2 asset (with it the buyer's client checks its Permit2 allowance on chain before each payment,
+ * 3-6 ms on the devnet: a cost of the payment requirements, not of what the paywall adds). A
+ * usage-priced handler charges with x402's `setSettlementOverrides`. No sweeper, and for
+ * `batch-settlement` no channel jobs: the vouchers stay in its memory.
+ *
+ * @param devnet - The devnet, with its facilitator.
+ * @param price - The price of `GET /paid`, in USDC (for `upto`, the most a request may cost).
+ * @param sells - The scheme and the charge (`batchSettlement` options do not apply).
+ * @returns The shop.
+ * @example
+ * const plain = await openPlainShop(devnet, '1', { scheme: 'upto', charge: 500_000n })
+ */
+export async function openPlainShop(
+  devnet: Devnet,
+  price: string,
+  sells: Sells = {},
+): Promise<Shop> {
+  const scheme = sells.scheme ?? 'exact'
+  const vault = merchantVaultClient(devnet)
+  const resourceServer = new x402ResourceServer(
+    new HTTPFacilitatorClient({ url: facilitatorUrlOf(devnet) }),
+  ).register(vault.network, plainSchemeServers[scheme](devnet))
+  const asset = await readX402UsdcAsset(vault)
+  const accepts = {
+    scheme,
+    network: vault.network,
+    payTo: devnet.accounts.merchant.address,
+    // The devnet's USDC is not x402's default asset for the network: the price names it.
+    price: x402UsdcPrice({ chain: devnet.chain, amount: price, asset }),
+  }
+  const extensions = await gasSponsoringExtensions(asset)
+  const middleware = paymentMiddleware(
+    {
+      'GET /paid': {
+        accepts,
+        description: 'A paid answer',
+        mimeType: 'application/json',
+        ...(extensions ? { extensions } : {}),
+      },
+    },
+    resourceServer,
+  )
+  const { charge } = sells
+  return startShop(
+    middleware,
+    charge === undefined
+      ? {}
+      : {
+          beforePaidAnswer: (res) =>
+            setSettlementOverrides(res as Response, { amount: charge.toString() }),
+        },
+  )
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   type CreatePaywallOptions,
   createPaywall as createExpressPaywall,
   type Paywall,
+  type PaywallScheme,
 } from '../src/plugins/express.js'
 import { createPaywall as createHonoPaywall } from '../src/plugins/hono.js'
 import { keepConnectionsAlive } from './keepConnectionsAlive.js'
@@ -88,8 +89,11 @@ export function paymentResponseOf(response: Response) {
 
 /** Route handlers every merchant app serves behind the paywall. */
 export type Handlers = {
-  /** Runs inside the paid handler before it answers, such as the buyer spending its USDC. */
-  beforePaidAnswer?: () => Promise<void>
+  /**
+   * Runs inside the paid handler before it answers, such as the buyer spending its USDC, or a usage-priced
+   * handler reporting its charge: it gets the framework's response handle (Express's `res`, Hono's `c`).
+   */
+  beforePaidAnswer?: (response: unknown) => Promise<void> | void
 }
 
 /** A running merchant app: a fetch that reaches it and a way to stop it. */
@@ -104,12 +108,21 @@ export type Framework = {
 
 /**
  * The paid routes of the test apps: `GET /paid` answers 200 JSON, `GET /broken` answers 500, and
- * `GET /free` is not behind the paywall.
+ * `GET /free` is not behind the paywall. Both paid routes sell with `scheme` when given (`exact`, the
+ * paywall's default, when not).
  */
-export const paidRoutes = (price: string) => ({
-  'GET /paid': { price, description: 'A paid answer', mimeType: 'application/json' },
-  'GET /broken': { price, description: 'A handler that fails', mimeType: 'application/json' },
-})
+export const paidRoutes = (price: string, scheme?: PaywallScheme) => {
+  const sells = scheme === undefined ? {} : { scheme }
+  return {
+    'GET /paid': { price, description: 'A paid answer', mimeType: 'application/json', ...sells },
+    'GET /broken': {
+      price,
+      description: 'A handler that fails',
+      mimeType: 'application/json',
+      ...sells,
+    },
+  }
+}
 
 export const frameworks: Framework[] = [
   {
@@ -119,7 +132,7 @@ export const frameworks: Framework[] = [
       const app = express()
       app.use(middleware as express.RequestHandler)
       app.get('/paid', async (_req, res) => {
-        await handlers.beforePaidAnswer?.()
+        await handlers.beforePaidAnswer?.(res)
         res.json({ paid: true })
       })
       app.get('/broken', (_req, res) => {
@@ -150,7 +163,7 @@ export const frameworks: Framework[] = [
       const app = new Hono()
       app.use(middleware as Parameters<typeof app.use>[0])
       app.get('/paid', async (c) => {
-        await handlers.beforePaidAnswer?.()
+        await handlers.beforePaidAnswer?.(c)
         return c.json({ paid: true })
       })
       app.get('/broken', (c) => c.json({ error: 'handler failed' }, 500))

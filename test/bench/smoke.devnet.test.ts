@@ -30,9 +30,28 @@ type BenchReport = {
   overBudget: string[]
   sdk: Record<string, { roundTrips: number; budget: number }>
   x402Gas: Record<string, { buyerOnce: number; facilitatorPerPayment: number }> | null
+  schemeGas: {
+    requests: number
+    priceUsdc: string
+    exact: { gasPerRequest: number; receivedUsdc: string; settlements: GasPart }
+    upto: { gasPerRequest: number; receivedUsdc: string; chargeUsdc: string; settlements: GasPart }
+    batchSettlement: {
+      gasPerRequest: number
+      receivedUsdc: string
+      deposits: GasPart
+      claims: GasPart
+      settles: GasPart
+    }
+  } | null
+  schemeLatency: Record<
+    'upto' | 'batchSettlement',
+    { requests: number; plainP50Ms: number; withSweeperP50Ms: number; ratio: number }
+  > | null
   buyer: { requests: number; recallsPerBurst: number; recallPaymentP50Ms: number } | null
   mcpListing: { bytes: number; v1ListToolsCpuMs: number; serverMs: number }
 }
+
+type GasPart = { transactions: number; gas: number }
 
 /** Runs `bench/run.ts` (through tsx, as `npm run bench` does) and collects its output. */
 function runBench(
@@ -117,6 +136,47 @@ it('a smoke pass of the bench prints one JSON report (budgets, then details), wi
   expect([gas.eip3009?.buyerOnce, gas.permit2Sponsored?.buyerOnce]).toEqual([0, 0])
   expect(gas.permit2?.buyerOnce).toBeGreaterThan(21_000)
   for (const path of Object.values(gas)) expect(path.facilitatorPerPayment).toBeGreaterThan(21_000)
+  // Gas per request by scheme, the same 20 requests at 0.001 each (100 in a full run): one settlement per
+  // request for exact and upto; for batch-settlement a deposit every ten (x402's client deposits ten times
+  // the price), and the claim and settlement that close() sent. Each part sums its receipts.
+  const byScheme = report.schemeGas
+  expect(byScheme).toMatchObject({
+    requests: 20,
+    priceUsdc: '0.001',
+    exact: { receivedUsdc: '0.02', settlements: { transactions: 20 } },
+    upto: { receivedUsdc: '0.01', chargeUsdc: '0.0005', settlements: { transactions: 20 } },
+    batchSettlement: {
+      receivedUsdc: '0.02',
+      deposits: { transactions: 2 },
+      claims: { transactions: 1 },
+      settles: { transactions: 1 },
+    },
+  })
+  const perRequest = (parts: GasPart[]) =>
+    Math.round(parts.reduce((sum, part) => sum + part.gas, 0) / 20)
+  if (byScheme) {
+    const { exact, upto, batchSettlement: batch } = byScheme
+    expect(exact.gasPerRequest).toBe(perRequest([exact.settlements]))
+    expect(upto.gasPerRequest).toBe(perRequest([upto.settlements]))
+    expect(batch.gasPerRequest).toBe(perRequest([batch.deposits, batch.claims, batch.settles]))
+    for (const part of [exact.settlements, batch.deposits, batch.claims, batch.settles]) {
+      expect(part.gas / part.transactions).toBeGreaterThan(21_000)
+    }
+    expect(batch.gasPerRequest).toBeLessThan(exact.gasPerRequest)
+  }
+  // The latency ratio of the other schemes, measured as exact's is.
+  for (const scheme of ['upto', 'batchSettlement'] as const) {
+    const latency = report.schemeLatency?.[scheme]
+    expect(latency?.requests, scheme).toBe(3)
+    expect(latency?.ratio, scheme).toBeCloseTo(
+      (latency?.withSweeperP50Ms ?? 0) / (latency?.plainP50Ms ?? 1),
+      1,
+    )
+  }
+  expect(report.budgets.map((check) => check.name)).toEqual(
+    expect.arrayContaining(['schemeLatency.upto.ratio', 'schemeLatency.batchSettlement.ratio']),
+  )
+
   // The buyer side: every payment from the empty wallet recalled, a burst of 10 at most twice.
   expect(report.buyer).toMatchObject({ requests: 3 })
   expect(report.buyer?.recallsPerBurst).toBeGreaterThanOrEqual(1)
@@ -147,4 +207,8 @@ it('a smoke pass of the bench prints one JSON report (budgets, then details), wi
   )
   expect(table).toMatch(/^ {2}burst +\{"settlements":50,/m)
   expect(table).toMatch(/^ {2}Permit2, approved once \(Base Sepolia\) +\d+ +0 +\d+$/m)
+  expect(table).toMatch(/^ {2}batch-settlement +\d+ +deposits: 2 tx, \d+ gas; claims: 1 tx, /m)
+  expect(table).toMatch(
+    /^ {2}upto \(3 pairs\) +[\d.]+ ms +[\d.]+ ms +[\d.]+× +≤ 1\.05× +(ok|OVER BUDGET)$/m,
+  )
 }, 120_000)
