@@ -40,6 +40,7 @@ export {
   type LedgerPositionPoint,
   type LedgerTokenSummary,
   type LedgerTotals,
+  type LedgerX402Scheme,
   type VaultLedger,
 } from './sdk/actions/getLedger.js'
 export { getMinDeposit } from './sdk/actions/getMinDeposit.js'

@@ -20,7 +20,28 @@ export const kindLabels: Record<LedgerEntryKind, string> = {
   'transfer-in': 'transfer in',
   sweep: 'sweep',
   withdrawal: 'withdrawal',
+  'channel-deposit': 'channel deposit',
+  'channel-refund': 'channel refund',
   'transfer-out': 'transfer out',
+}
+
+/**
+ * An entry's type as the table and the page show it: its kind, and for an x402 settlement its scheme,
+ * how it was paid, the most an `upto` buyer authorized, the vouchers a batch settle paid:
+ * `x402 settlement (upto, permit2, of at most 0.1)`, `x402 settlement (batch-settlement, 5 vouchers)`.
+ */
+export function entryType(entry: LedgerEntry): string {
+  const details = [
+    entry.x402Scheme,
+    entry.x402Method,
+    entry.x402Scheme === 'upto' && entry.authorizedAmount !== null
+      ? `of at most ${formatUsdc(entry.authorizedAmount)}`
+      : null,
+    entry.vouchers === null ? null : `${entry.vouchers} voucher${entry.vouchers === 1 ? '' : 's'}`,
+  ].filter((detail) => detail !== null)
+  return details.length > 0
+    ? `${kindLabels[entry.kind]} (${details.join(', ')})`
+    : kindLabels[entry.kind]
 }
 
 /** An address shortened for reading, its first 6 and last 4 characters: `0x7099…79C8`. */
@@ -106,6 +127,9 @@ export function ledgerJson(ledger: VaultLedger): object {
       kind: entry.kind,
       direction: entry.direction,
       x402Method: entry.x402Method,
+      x402Scheme: entry.x402Scheme,
+      authorizedAmount: entry.authorizedAmount === null ? null : usdcJson(entry.authorizedAmount),
+      vouchers: entry.vouchers,
       token: entry.token,
       counterparty: entry.counterparty,
       amount: usdcJson(entry.amount),
@@ -130,6 +154,9 @@ export const csvColumns = [
   'log_index',
   'type',
   'x402_method',
+  'x402_scheme',
+  'authorized_amount',
+  'vouchers',
   'token',
   'token_address',
   'counterparty',
@@ -155,6 +182,9 @@ export function ledgerCsv(ledger: VaultLedger): string {
     String(entry.logIndex),
     kindLabels[entry.kind],
     entry.x402Method ?? '',
+    entry.x402Scheme ?? '',
+    entry.authorizedAmount === null ? '' : formatUsdc(entry.authorizedAmount),
+    entry.vouchers === null ? '' : String(entry.vouchers),
     labels.get(entry.token) ?? entry.token,
     entry.token,
     entry.counterparty,
@@ -189,7 +219,7 @@ export function ledgerText(ledger: VaultLedger): string {
   } else {
     const table = ledger.entries.map((entry) => [
       isoTime(entry.timestamp),
-      entry.x402Method ? `${kindLabels[entry.kind]} (${entry.x402Method})` : kindLabels[entry.kind],
+      entryType(entry),
       signed(signedAmount(entry)),
       usdc(entry.balanceAfter),
       label(entry.token),
@@ -222,6 +252,8 @@ export function ledgerText(ledger: VaultLedger): string {
     ['withdrawn', totals.withdrawn],
     ['fees paid', totals.feesPaid],
     ['paid to itself', totals.sentSelf],
+    ['deposited into channels', totals.channelDeposits],
+    ['refunded by channels', totals.channelRefunds],
     ['sent otherwise', totals.sentOther],
     ['position value now', totals.currentValue],
     ['yield earned', totals.yieldEarned],
@@ -244,6 +276,8 @@ export function ledgerText(ledger: VaultLedger): string {
       `  self-payments (not revenue)  ${usdc(token.receivedSelf)}`,
       `  received otherwise           ${usdc(token.receivedOther)}`,
       `  paid to itself               ${usdc(token.sentSelf)}`,
+      `  deposited into channels      ${usdc(token.channelDeposits)}`,
+      `  refunded by channels         ${usdc(token.channelRefunds)}`,
       `  sent otherwise               ${usdc(token.sentOther)}`,
     )
   }
@@ -253,8 +287,13 @@ export function ledgerText(ledger: VaultLedger): string {
 /** The money in a token's reconciliation: everything in, and everything out. */
 export function tokenFlows(token: LedgerTokenSummary): { in: bigint; out: bigint } {
   return {
-    in: token.receivedX402 + token.receivedSelf + token.receivedOther + token.withdrawn,
-    out: token.deposited + token.sentSelf + token.sentOther,
+    in:
+      token.receivedX402 +
+      token.receivedSelf +
+      token.receivedOther +
+      token.withdrawn +
+      token.channelRefunds,
+    out: token.deposited + token.sentSelf + token.channelDeposits + token.sentOther,
   }
 }
 

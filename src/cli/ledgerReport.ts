@@ -7,6 +7,7 @@ import {
   type VaultLedger,
 } from '../index.js'
 import {
+  entryType,
   isoTime,
   kindLabels,
   mark,
@@ -27,6 +28,8 @@ const totalRows: [keyof LedgerTotals, string][] = [
   ['withdrawn', 'Withdrawn (after fees)'],
   ['feesPaid', 'Fees paid on yield'],
   ['sentSelf', 'Paid to itself'],
+  ['channelDeposits', 'Deposited into x402 channels'],
+  ['channelRefunds', 'Refunded by x402 channels'],
   ['sentOther', 'Sent otherwise'],
   ['currentValue', 'Position value now'],
   ['yieldEarned', 'Yield earned'],
@@ -179,6 +182,7 @@ function reconciliationRows(ledger: VaultLedger, labels: Map<Address, string>): 
           ['self-payments', token.receivedSelf],
           ['other', token.receivedOther],
           ['withdrawn', token.withdrawn],
+          ['channel refunds', token.channelRefunds],
         ]),
       ),
       flow(
@@ -186,6 +190,7 @@ function reconciliationRows(ledger: VaultLedger, labels: Map<Address, string>): 
         parts([
           ['deposited', token.deposited],
           ['paid to itself', token.sentSelf],
+          ['channel deposits', token.channelDeposits],
           ['other', token.sentOther],
         ]),
       ),
@@ -228,9 +233,7 @@ function reconciliationRows(ledger: VaultLedger, labels: Map<Address, string>): 
 }
 
 function entryRow(ledger: VaultLedger, entry: LedgerEntry, labels: Map<Address, string>): string {
-  const type = entry.x402Method
-    ? `${kindLabels[entry.kind]} (${entry.x402Method})`
-    : kindLabels[entry.kind]
+  const type = entryType(entry)
   const party =
     entry.counterparty === ledger.wallet
       ? 'this wallet'

@@ -101,6 +101,8 @@ describe('getLedger on the devnet', () => {
       deposited: of('sweep'),
       withdrawn: of('withdrawal'),
       feesPaid: fees,
+      channelDeposits: 0n,
+      channelRefunds: 0n,
       sentOther: of('transfer-out'),
       // Everything was withdrawn: the yield is what came back beyond what went in, fees included.
       currentValue: 0n,

@@ -27,6 +27,9 @@ function entry(
     token: usdc,
     counterparty: fields.kind === 'sweep' || fields.kind === 'withdrawal' ? router : buyer,
     x402Method: fields.kind === 'x402' ? 'eip3009' : null,
+    x402Scheme: fields.kind === 'x402' ? 'exact' : null,
+    authorizedAmount: fields.kind === 'x402' ? fields.amount : null,
+    vouchers: null,
     shares: 0n,
     fee: 0n,
     yieldRealised: 0n,
@@ -100,6 +103,8 @@ describe('reconcileLedger', () => {
       deposited: u('6'),
       withdrawn: u('3'),
       feesPaid: 10_000n,
+      channelDeposits: 0n,
+      channelRefunds: 0n,
       sentOther: u('1'),
       currentValue: u('3.2'),
       // 3.2 now + 3 taken out + 0.01 in fees − 6 put in.
@@ -121,6 +126,51 @@ describe('reconcileLedger', () => {
     const books = reconcileLedger({ tokens: [usdc, testUsdc], opening, closing, entries: missing })
     expect(books.tokens.map((t) => t.balanced)).toEqual([false, true])
     expect(books.reconciled).toBe(false)
+  })
+
+  it('a batch settle is revenue; a channel deposit goes out and its refund comes back, each in its own total', () => {
+    const channelEntries = [
+      ...entries,
+      entry({ kind: 'channel-deposit', direction: 'out', amount: u('0.01') }),
+      entry({
+        kind: 'x402',
+        direction: 'in',
+        amount: u('0.005'),
+        x402Method: null,
+        x402Scheme: 'batch-settlement',
+        authorizedAmount: null,
+        vouchers: 3,
+      }),
+      entry({ kind: 'channel-refund', direction: 'in', amount: u('0.004') }),
+    ]
+    // 13 − 0.01 + 0.005 + 0.004 = 12.999
+    const after = { ...closing, balances: [u('12.999'), u('1.75')] }
+    const books = reconcileLedger({
+      tokens: [usdc, testUsdc],
+      opening,
+      closing: after,
+      entries: channelEntries,
+    })
+    expect(books.entries.slice(-3).map((e) => e.balanceAfter)).toEqual([
+      u('12.99'),
+      u('12.995'),
+      u('12.999'),
+    ])
+    expect(books.totals).toMatchObject({
+      receivedX402: u('2.005'),
+      channelDeposits: u('0.01'),
+      channelRefunds: u('0.004'),
+      sentOther: u('1'),
+    })
+    expect(books.reconciled).toBe(true)
+    // Without the refund row the books do not balance.
+    const missing = reconcileLedger({
+      tokens: [usdc, testUsdc],
+      opening,
+      closing: after,
+      entries: channelEntries.filter((e) => e.kind !== 'channel-refund'),
+    })
+    expect(missing.reconciled).toBe(false)
   })
 
   it('shares the position cannot account for leave it unbalanced', () => {

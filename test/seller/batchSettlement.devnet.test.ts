@@ -253,6 +253,32 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
     // Every unit accounted for: the buyer's deposit less the charges waits in the escrow for the buyer.
     expect(buyerStart - (await usdcBalance(devnet, buyer()))).toBe(deposit)
     expect(shop.events.problems).toEqual([])
+
+    // The merchant's ledger books the settle as one x402 row paying the one voucher claimed (the
+    // channel's latest, covering the 5 requests), then the sweep; the buyer's books its channel deposit.
+    const ledger = await t.readOnly.getLedger({ wallet: merchant(), fromBlock: firstBlock })
+    expect(ledger.reconciled).toBe(true)
+    const rows = (entries: typeof ledger.entries) =>
+      entries.map((entry) => [
+        entry.kind,
+        entry.direction,
+        entry.x402Scheme,
+        entry.counterparty,
+        entry.amount,
+        entry.vouchers,
+      ])
+    expect(rows(ledger.entries)).toEqual([
+      ['x402', 'in', 'batch-settlement', x402BatchSettlementAddress, charged, claimed.length],
+      ['sweep', 'out', null, devnet.addresses.router, parseUsdc('10') + charged, null],
+    ])
+    expect(ledger.entries[0]?.txHash).toBe(settled[0]?.txHash)
+    expect(ledger.totals).toMatchObject({ receivedX402: charged, channelDeposits: 0n })
+    const buyerLedger = await t.readOnly.getLedger({ wallet: buyer(), fromBlock: firstBlock })
+    expect(buyerLedger.reconciled).toBe(true)
+    expect(rows(buyerLedger.entries)).toEqual([
+      ['channel-deposit', 'out', null, expect.any(String), deposit, null],
+    ])
+    expect(buyerLedger.totals).toMatchObject({ channelDeposits: deposit, sentOther: 0n })
   })
 
   it('the jobs claim and settle on their intervals: the merchant receives exactly the charges, and each settlement, no voucher, reaches the sweeper', async () => {
@@ -328,6 +354,15 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
     const { receipts, settled, claimed } = await escrowEvents(firstBlock)
     expect(settled.reduce((sum, entry) => sum + entry.args.amount, 0n)).toBe(charged)
     expect((await merchantBalance()) - start).toBe(charged)
+    // The ledger books one row per settle, and between them counts every voucher claimed, exactly.
+    const ledger = await t.readOnly.getLedger({ wallet: merchant(), fromBlock: firstBlock })
+    expect(ledger.reconciled).toBe(true)
+    const settles = ledger.entries.filter((entry) => entry.x402Scheme === 'batch-settlement')
+    expect(settles.map((entry) => [entry.txHash, entry.amount])).toEqual(
+      settled.map((entry) => [entry.txHash, entry.args.amount]),
+    )
+    expect(settles.reduce((sum, entry) => sum + (entry.vouchers ?? 0), 0)).toBe(claimed.length)
+    expect(ledger.totals.receivedX402).toBe(charged)
     // Each channel claimed exactly its buyer's charges, in rising totals.
     const byChannel = new Map<string, bigint[]>()
     for (const log of claimed) {

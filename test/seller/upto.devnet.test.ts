@@ -270,6 +270,39 @@ describe.each(chains)('usage-priced routes (upto) on $chain', (setting) => {
       expect(depositedIn(devnet, receipts, merchant())).toEqual([parseUsdc('10') + charge])
       expect(await merchantBalance()).toBe(reserve)
       expect(shop.events.problems).toEqual([])
+
+      // The ledger books the charge as an upto settlement with the maximum the buyer authorized (read
+      // from the settle's calldata), then the sweep, and the books reconcile to the base unit.
+      const ledger = await t.readOnly.getLedger({ wallet: merchant(), fromBlock: firstBlock })
+      expect(ledger.reconciled).toBe(true)
+      expect(
+        ledger.entries.map((entry) => [
+          entry.kind,
+          entry.x402Scheme,
+          entry.x402Method,
+          entry.txHash,
+          entry.counterparty,
+          entry.amount,
+          entry.authorizedAmount,
+          entry.vouchers,
+        ]),
+      ).toEqual([
+        ['x402', 'upto', 'permit2', settlement.transaction, buyer(), charge, maximum, null],
+        [
+          'sweep',
+          null,
+          null,
+          expect.any(String),
+          devnet.addresses.router,
+          parseUsdc('10') + charge,
+          null,
+          null,
+        ],
+      ])
+      expect(ledger.totals).toMatchObject({
+        receivedX402: charge,
+        deposited: parseUsdc('10') + charge,
+      })
     })
 
     it('a charge of 0 settles nothing and sweeps nothing', async () => {

@@ -17,13 +17,13 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { waitForTransactionReceipt } from 'viem/actions'
 import { createDevnetFacilitator } from '../../src/devnet/facilitator.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
-import { parseUsdc } from '../../src/index.js'
+import { type LedgerEntryKind, parseUsdc } from '../../src/index.js'
 import { routerAbi } from '../../src/sdk/abis/index.js'
 import type { DevnetClients } from './devnet.js'
 
 /** One movement the history made, as the ledger should list it. */
 export type ExpectedEntry = {
-  kind: 'x402' | 'self-payment' | 'transfer-in' | 'sweep' | 'withdrawal' | 'transfer-out'
+  kind: LedgerEntryKind
   direction: 'in' | 'out'
   token: Address
   txHash: Hash

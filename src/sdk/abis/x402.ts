@@ -20,3 +20,39 @@ export const x402ExactPermit2ProxyAbi = parseAbi([
   'event Settled()',
   'event SettledWithPermit()',
 ])
+
+/**
+ * The entry points of x402's `upto` Permit2 proxy: as the `exact` one's, with the amount settled (at most
+ * the permit's) beside the permit the buyer signed. Its events carry nothing, so the most the buyer
+ * authorized is read from a settle transaction's calldata.
+ */
+export const x402UptoPermit2ProxyAbi = parseAbi([
+  'struct TokenPermissions { address token; uint256 amount; }',
+  'struct PermitTransferFrom { TokenPermissions permitted; uint256 nonce; uint256 deadline; }',
+  'struct Witness { address to; address facilitator; uint256 validAfter; }',
+  'struct EIP2612Permit { uint256 value; uint256 deadline; bytes32 r; bytes32 s; uint8 v; }',
+  'function settle(PermitTransferFrom permit, uint256 amount, address owner, Witness witness, bytes signature)',
+  'function settleWithPermit(EIP2612Permit permit2612, PermitTransferFrom permit, uint256 amount, address owner, Witness witness, bytes signature)',
+  'event Settled()',
+  'event SettledWithPermit()',
+])
+
+/**
+ * x402's `batch-settlement` contract as the ledger reads it: the events of money moving (a deposit into a
+ * channel, a claim of a voucher, a settle to a receiver, a cooperative refund, a payer's timed withdrawal)
+ * and the calls that claim vouchers, whose calldata names each claimed channel's receiver (its events do
+ * not).
+ */
+export const x402BatchSettlementAbi = parseAbi([
+  'struct ChannelConfig { address payer; address payerAuthorizer; address receiver; address receiverAuthorizer; address token; uint40 withdrawDelay; bytes32 salt; }',
+  'struct Voucher { ChannelConfig channel; uint128 maxClaimableAmount; }',
+  'struct VoucherClaim { Voucher voucher; bytes signature; uint128 totalClaimed; }',
+  'event Deposited(bytes32 indexed channelId, address indexed sender, uint128 amount, uint128 newBalance)',
+  'event Claimed(bytes32 indexed channelId, address indexed sender, uint128 claimAmount, uint128 newTotalClaimed)',
+  'event Settled(address indexed receiver, address indexed token, address indexed sender, uint128 amount)',
+  'event Refunded(bytes32 indexed channelId, address indexed sender, uint128 amount)',
+  'event WithdrawFinalized(bytes32 indexed channelId, address indexed sender, uint128 amount)',
+  'function claim(VoucherClaim[] voucherClaims)',
+  'function claimWithSignature(VoucherClaim[] voucherClaims, bytes authorizerSignature)',
+  'function multicall(bytes[] data) returns (bytes[] results)',
+])

@@ -5,11 +5,13 @@ import type { VaultContext } from '../context.js'
 import { VaultValidationError } from '../errors/classes.js'
 import { guard } from '../internal/read.js'
 import { validateWallet } from '../internal/validate.js'
+import { readAuthorizedAmounts } from '../ledger/authorizedAmounts.js'
 import { readBalances, readPositionHistory, withTimestamps } from '../ledger/balances.js'
+import { countVouchers } from '../ledger/batchVouchers.js'
 import { reconcileLedger } from '../ledger/reconcile.js'
 import { scanEntries } from '../ledger/scanEntries.js'
 import { markSelfPayments, readOperators } from '../ledger/selfPayments.js'
-import { ledgerAction, type VaultLedger } from '../ledger/types.js'
+import { type Draft, ledgerAction, type VaultLedger } from '../ledger/types.js'
 
 export type {
   LedgerEntry,
@@ -18,6 +20,7 @@ export type {
   LedgerPositionPoint,
   LedgerTokenSummary,
   LedgerTotals,
+  LedgerX402Scheme,
   VaultLedger,
 } from '../ledger/types.js'
 
@@ -117,11 +120,24 @@ export async function getLedger(
     readBalances(ctx, wallet, tokens, toBlock),
     scanEntries(ctx, wallet, tokens, { fromBlock, toBlock }, params),
   ])
-  const [timed, operators] = await Promise.all([
+  const [timed, operators, maximums, vouchers] = await Promise.all([
     withTimestamps(ctx, scanned.drafts),
     readOperators(ctx, wallet, scanned, toBlock),
+    readAuthorizedAmounts(ctx, wallet, scanned.drafts),
+    countVouchers(ctx, wallet, scanned.drafts, { fromBlock, toBlock }, params.maxBlockRange),
   ])
-  const drafts = markSelfPayments(timed, wallet, [wallet, ...selfPayers, ...operators])
+  // withTimestamps keeps the drafts' order.
+  const detailed = timed.map((entry, i) => {
+    const draft = scanned.drafts[i] as Draft
+    return {
+      ...entry,
+      authorizedAmount: maximums.has(draft)
+        ? (maximums.get(draft) as bigint | null)
+        : entry.authorizedAmount,
+      vouchers: vouchers.has(draft) ? (vouchers.get(draft) as number | null) : entry.vouchers,
+    }
+  })
+  const drafts = markSelfPayments(detailed, wallet, [wallet, ...selfPayers, ...operators])
 
   const books = reconcileLedger({ tokens, opening, closing, entries: drafts })
   const positionHistory = params.positionHistory

@@ -39,7 +39,11 @@ export async function withTimestamps(
   }))
 }
 
-async function forEachLimited<T>(items: T[], run: (item: T) => Promise<void>): Promise<void> {
+/** Runs `run` over the items, a few at once (the ledger's per-block and per-transaction reads). */
+export async function forEachLimited<T>(
+  items: T[],
+  run: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0
   const worker = async () => {
     while (next < items.length) await run(items[next++] as T)

@@ -63,6 +63,8 @@ export function reconcileLedger({
       deposited: of('sweep'),
       withdrawn: of('withdrawal'),
       sentSelf: of('self-payment', 'out'),
+      channelDeposits: of('channel-deposit'),
+      channelRefunds: of('channel-refund'),
       sentOther: of('transfer-out'),
     }
     const expected =
@@ -70,8 +72,10 @@ export function reconcileLedger({
       summary.receivedX402 +
       summary.receivedSelf +
       summary.receivedOther +
-      summary.withdrawn -
+      summary.withdrawn +
+      summary.channelRefunds -
       summary.deposited -
+      summary.channelDeposits -
       summary.sentSelf -
       summary.sentOther
     return { ...summary, balanced: expected === summary.closingBalance }
@@ -112,6 +116,8 @@ export function reconcileLedger({
       deposited: vaultToken.deposited,
       withdrawn: vaultToken.withdrawn,
       feesPaid,
+      channelDeposits: vaultToken.channelDeposits,
+      channelRefunds: vaultToken.channelRefunds,
       sentOther: vaultToken.sentOther,
       currentValue: closing.position.value,
       yieldEarned,

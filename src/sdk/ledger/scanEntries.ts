@@ -15,22 +15,59 @@ import {
 } from 'viem'
 import { getLogs } from 'viem/actions'
 import { routerAbi, usdcAbi } from '../abis/index.js'
-import { x402ExactPermit2ProxyAddress, x402UptoPermit2ProxyAddress } from '../chains.js'
+import { x402BatchSettlementAbi } from '../abis/x402.js'
+import {
+  x402BatchSettlementAddress,
+  x402Erc3009DepositCollectorAddress,
+  x402ExactPermit2ProxyAddress,
+  x402Permit2DepositCollectorAddress,
+  x402UptoPermit2ProxyAddress,
+} from '../chains.js'
 import type { VaultContext } from '../context.js'
 import { guard } from '../internal/read.js'
 import { type BlockRange, DEFAULT_LOG_SPAN, readInRanges } from '../logRanges.js'
 import { blocksOf, isLive, type MinedLog, position } from './minedLogs.js'
-import { type Draft, ledgerAction, type Scan } from './types.js'
+import { type Draft, type LedgerX402Scheme, ledgerAction, type Scan } from './types.js'
 
 /**
  * x402's Permit2 proxies, `exact` and `upto`, at the same address on every chain. Each emits
- * `Settled()` or `SettledWithPermit()` when it pays a seller.
+ * `Settled()` or `SettledWithPermit()` when it pays a seller; which one emitted it tells the scheme.
  */
 const x402Permit2Proxies: readonly Address[] = [
   x402ExactPermit2ProxyAddress,
   x402UptoPermit2ProxyAddress,
 ]
 const x402ProxyEvents = parseAbi(['event Settled()', 'event SettledWithPermit()'])
+
+/**
+ * Where the wallet's money goes into an x402 payment channel: the batch-settlement contract itself (a
+ * Permit2 deposit pays it directly) or x402's EIP-3009 deposit collector, which forwards it there.
+ */
+const channelDepositPayees: readonly Address[] = [
+  x402BatchSettlementAddress,
+  x402Erc3009DepositCollectorAddress,
+  x402Permit2DepositCollectorAddress,
+]
+/** The batch-settlement contract's events of money moving to or from a wallet. */
+const channelMoneyEvents = x402BatchSettlementAbi.filter(
+  (item) =>
+    item.type === 'event' &&
+    ['Deposited', 'Settled', 'Refunded', 'WithdrawFinalized'].includes(item.name),
+)
+
+/** How an x402 payment to the wallet was paid, as its transaction shows. */
+type X402Payment = {
+  method: 'eip3009' | 'permit2' | null
+  scheme: LedgerX402Scheme
+}
+
+/** What an entry other than an x402 settlement carries in the x402 fields. */
+const notX402 = {
+  x402Method: null,
+  x402Scheme: null,
+  authorizedAmount: null,
+  vouchers: null,
+} as const
 
 const transferEvent = getAbiItem({ abi: usdcAbi, name: 'Transfer' })
 const authorizationUsedEvent = getAbiItem({ abi: usdcAbi, name: 'AuthorizationUsed' })
@@ -134,7 +171,7 @@ async function readRange(
         token: ctx.addresses.usdc,
         counterparty: router,
         amount: usdcAmount,
-        x402Method: null,
+        ...notX402,
         shares: dvUsdcMinted,
         fee: 0n,
         yieldRealised: 0n,
@@ -155,7 +192,7 @@ async function readRange(
         token: ctx.addresses.usdc,
         counterparty: router,
         amount: usdcReturned,
-        x402Method: null,
+        ...notX402,
         shares: dvUsdcBurned,
         fee: feePaid,
         yieldRealised: yieldEarned,
@@ -163,31 +200,46 @@ async function readRange(
     }
   }
   const payments = ins.filter((log) => !used.has(log))
-  const methods = await x402Methods(ctx, payments)
+  const unmatchedOuts = outs.filter((log) => !used.has(log))
+  const [x402Payments, channelMoves] = await Promise.all([
+    x402PaymentsOf(ctx, payments),
+    channelMovesOf(ctx, wallet, payments, unmatchedOuts),
+  ])
   for (const log of payments) {
-    const method = methods.get(log) ?? null
+    const channel = channelMoves.get(log)
+    const payment: X402Payment | undefined =
+      channel === 'batch-settle'
+        ? { method: null, scheme: 'batch-settlement' }
+        : x402Payments.get(log)
+    const amount = log.args.value as bigint
     drafts.push({
       ...position(log),
-      kind: method ? 'x402' : 'transfer-in',
+      kind: payment ? 'x402' : channel === 'channel-refund' ? channel : 'transfer-in',
       direction: 'in',
       token: getAddress(log.address),
       counterparty: log.args.from as Address,
-      amount: log.args.value as bigint,
-      x402Method: method,
+      amount,
+      ...notX402,
+      ...(payment && {
+        x402Method: payment.method,
+        x402Scheme: payment.scheme,
+        // An `exact` payment moves what was authorized; an `upto` one's maximum is in its calldata.
+        authorizedAmount: payment.scheme === 'exact' ? amount : null,
+      }),
       shares: 0n,
       fee: 0n,
       yieldRealised: 0n,
     })
   }
-  for (const log of outs.filter((log) => !used.has(log))) {
+  for (const log of unmatchedOuts) {
     drafts.push({
       ...position(log),
-      kind: 'transfer-out',
+      kind: channelMoves.get(log) === 'channel-deposit' ? 'channel-deposit' : 'transfer-out',
       direction: 'out',
       token: getAddress(log.address),
       counterparty: log.args.to as Address,
       amount: log.args.value as bigint,
-      x402Method: null,
+      ...notX402,
       shares: 0n,
       fee: 0n,
       yieldRealised: 0n,
@@ -231,17 +283,17 @@ async function walletRouterEvents(ctx: VaultContext, wallet: Address, range: Blo
 }
 
 /**
- * Which payments were x402 settlements, and how they were paid: `eip3009` when the same transaction holds
- * the token's `AuthorizationUsed` event from the payer, else `permit2` when x402's Permit2 proxy emitted
- * its settlement event in it. The queries cover only the blocks of the payments, and the payers'
- * authorizations.
+ * Which payments were x402 settlements, and how they were paid: `eip3009` (scheme `exact`) when the same
+ * transaction holds the token's `AuthorizationUsed` event from the payer, else `permit2` when one of
+ * x402's Permit2 proxies emitted its settlement event in it (the `exact` or the `upto` one: the scheme).
+ * The queries cover only the blocks of the payments, and the payers' authorizations.
  */
-async function x402Methods<log extends MinedLog & { args: { from?: Address | undefined } }>(
+async function x402PaymentsOf<log extends MinedLog & { args: { from?: Address | undefined } }>(
   ctx: VaultContext,
   payments: log[],
-): Promise<Map<log, 'eip3009' | 'permit2'>> {
-  const methods = new Map<log, 'eip3009' | 'permit2'>()
-  if (payments.length === 0) return methods
+): Promise<Map<log, X402Payment>> {
+  const found = new Map<log, X402Payment>()
+  if (payments.length === 0) return found
   const client = ctx.publicClient
   const key = (tx: Hash | null, token: Address, payer: Address) =>
     `${tx}:${token.toLowerCase()}:${payer.toLowerCase()}`
@@ -267,22 +319,102 @@ async function x402Methods<log extends MinedLog & { args: { from?: Address | und
   const rest: log[] = []
   for (const payment of payments) {
     if (authorized.has(key(payment.transactionHash, payment.address, payment.args.from as Address)))
-      methods.set(payment, 'eip3009')
+      found.set(payment, { method: 'eip3009', scheme: 'exact' })
     else rest.push(payment)
   }
-  if (rest.length === 0) return methods
+  if (rest.length === 0) return found
   const settlements = await getLogs(client, {
     address: [...x402Permit2Proxies],
     events: x402ProxyEvents,
     ...blocksOf(rest),
   })
-  const settledTxs = new Set<Hash | null>(
-    settlements.filter(isLive).map((log) => log.transactionHash),
+  const settledBy = new Map<Hash | null, Address>(
+    settlements.filter(isLive).map((log) => [log.transactionHash, log.address]),
   )
   for (const payment of rest) {
-    if (settledTxs.has(payment.transactionHash)) methods.set(payment, 'permit2')
+    const proxy = settledBy.get(payment.transactionHash)
+    if (!proxy) continue
+    found.set(payment, {
+      method: 'permit2',
+      scheme: isAddressEqual(proxy, x402UptoPermit2ProxyAddress) ? 'upto' : 'exact',
+    })
   }
-  return methods
+  return found
+}
+
+/**
+ * Which transfers were x402 payment-channel money, from the batch-settlement contract's events in the
+ * same transactions (one query over their blocks, none when no transfer involves the contract or a
+ * deposit collector): a transfer from the contract is a settle to the wallet (`Settled` with the
+ * wallet as receiver, the token and the amount) or a channel's refund or timed withdrawal to it
+ * (`Refunded` or `WithdrawFinalized` of the amount); a transfer from the wallet to the contract or a
+ * collector is a channel deposit (`Deposited` of the amount).
+ */
+async function channelMovesOf<
+  log extends MinedLog & {
+    args: { from?: Address | undefined; to?: Address | undefined; value?: bigint | undefined }
+  },
+>(
+  ctx: VaultContext,
+  wallet: Address,
+  ins: log[],
+  outs: log[],
+): Promise<Map<log, 'batch-settle' | 'channel-refund' | 'channel-deposit'>> {
+  const moves = new Map<log, 'batch-settle' | 'channel-refund' | 'channel-deposit'>()
+  const fromContract = ins.filter((log) =>
+    isAddressEqual(log.args.from as Address, x402BatchSettlementAddress),
+  )
+  const intoChannels = outs.filter((log) =>
+    channelDepositPayees.some((payee) => isAddressEqual(log.args.to as Address, payee)),
+  )
+  const candidates = [...fromContract, ...intoChannels]
+  if (candidates.length === 0) return moves
+  const events = (
+    await getLogs(ctx.publicClient, {
+      address: x402BatchSettlementAddress,
+      events: channelMoneyEvents,
+      ...blocksOf(candidates),
+    })
+  ).filter(isLive)
+  const taken = new Set<object>()
+  const take = (tx: Hash | null, matches: (event: (typeof events)[number]) => boolean) => {
+    const event = events.find((e) => !taken.has(e) && e.transactionHash === tx && matches(e))
+    if (event) taken.add(event)
+    return event !== undefined
+  }
+  for (const log of fromContract) {
+    const amount = log.args.value
+    const settled = take(log.transactionHash, (e) => {
+      if (e.eventName !== 'Settled') return false
+      const args = e.args as { receiver: Address; token: Address; amount: bigint }
+      return (
+        isAddressEqual(args.receiver, wallet) &&
+        isAddressEqual(args.token, log.address) &&
+        args.amount === amount
+      )
+    })
+    if (settled) moves.set(log, 'batch-settle')
+    else if (
+      take(
+        log.transactionHash,
+        (e) =>
+          (e.eventName === 'Refunded' || e.eventName === 'WithdrawFinalized') &&
+          (e.args as { amount: bigint }).amount === amount,
+      )
+    )
+      moves.set(log, 'channel-refund')
+  }
+  for (const log of intoChannels) {
+    if (
+      take(
+        log.transactionHash,
+        (e) =>
+          e.eventName === 'Deposited' && (e.args as { amount: bigint }).amount === log.args.value,
+      )
+    )
+      moves.set(log, 'channel-deposit')
+  }
+  return moves
 }
 
 function chunks<T>(items: T[], size: number): T[][] {

@@ -21,7 +21,8 @@ export async function readOperators(
   const payers = [
     ...new Set(
       scan.drafts
-        .filter((draft) => draft.kind === 'x402')
+        // A batch settle's counterparty is the contract, never a payer.
+        .filter((draft) => draft.kind === 'x402' && draft.x402Scheme !== 'batch-settlement')
         .map((draft) => draft.counterparty.toLowerCase())
         .filter((payer) => !known.has(payer)),
     ),

@@ -2,9 +2,12 @@ import type { Address, Hash } from 'viem'
 import type { VaultChainName } from '../chains.js'
 
 /**
- * What a ledger entry is: an x402 settlement received (revenue), a self-payment (an x402 settlement whose
- * payer is the wallet itself, one of its operators or an address named in `selfPayers`: not revenue),
- * another transfer received, a sweep into the vault, a withdrawal from it, or another transfer sent.
+ * What a ledger entry is: an x402 settlement received (revenue: an `exact` or `upto` payment, or a
+ * `batch-settlement` settle paying out claimed vouchers), a self-payment (an x402 settlement whose payer
+ * is the wallet itself, one of its operators or an address named in `selfPayers`: not revenue), another
+ * transfer received, a sweep into the vault, a withdrawal from it, the wallet's deposit into an x402
+ * payment channel (as a buyer), what a channel gave back to it (a refund or a timed withdrawal), or
+ * another transfer sent.
  */
 export type LedgerEntryKind =
   | 'x402'
@@ -12,14 +15,19 @@ export type LedgerEntryKind =
   | 'transfer-in'
   | 'sweep'
   | 'withdrawal'
+  | 'channel-deposit'
+  | 'channel-refund'
   | 'transfer-out'
+
+/** The x402 scheme an x402 settlement (or self-payment) was paid with. */
+export type LedgerX402Scheme = 'exact' | 'upto' | 'batch-settlement'
 
 /** One movement of USDC into or out of the wallet, read from the chain's logs. Amounts are base units. */
 export type LedgerEntry = {
   kind: LedgerEntryKind
   /**
-   * `in` for x402 settlements, self-payments, other transfers in and withdrawals; `out` for sweeps and
-   * transfers out. A payment from the wallet to itself is two entries of one `Transfer`: the
+   * `in` for x402 settlements, self-payments, other transfers in, withdrawals and channel refunds; `out`
+   * for sweeps, channel deposits and transfers out. A payment from the wallet to itself is two entries of one `Transfer`: the
    * self-payment in, and the same amount out (a `self-payment` entry with direction `out`).
    */
   direction: 'in' | 'out'
@@ -34,16 +42,39 @@ export type LedgerEntry = {
    * withdrawals too, not the router's event beside it).
    */
   logIndex: number
-  /** The payer (money in), the payee (money out), or the vault router (sweeps and withdrawals). */
+  /**
+   * The payer (money in), the payee (money out), the vault router (sweeps and withdrawals), or x402's
+   * batch-settlement contract (its settles, and the wallet's channel deposits and refunds).
+   */
   counterparty: Address
   /** USDC into or out of the wallet (withdrawals: after the fee). */
   amount: bigint
   /**
    * How an x402 settlement (or self-payment) was paid, as its transaction shows: `eip3009` (the token's
    * `AuthorizationUsed` event from the payer) or `permit2` (x402's Permit2 proxy, `exact` or `upto`,
-   * settled it). `null` for every other entry.
+   * settled it). `null` for every other entry, a `batch-settlement` settle too (the contract pays it).
    */
   x402Method: 'eip3009' | 'permit2' | null
+  /**
+   * The scheme of an x402 settlement (or self-payment), as its transaction shows: `exact` (EIP-3009, or
+   * x402's `exact` Permit2 proxy), `upto` (x402's `upto` Permit2 proxy) or `batch-settlement` (the
+   * contract's `Settled` event to the wallet). `null` for every other entry.
+   */
+  x402Scheme: LedgerX402Scheme | null
+  /**
+   * The most the buyer authorized: for `upto`, the amount of the permit it signed, read from the settle
+   * transaction's calldata (`null` when that transaction is not a direct call of x402's `upto` proxy);
+   * for `exact`, the amount itself. `null` for every other entry.
+   */
+  authorizedAmount: bigint | null
+  /**
+   * For a `batch-settlement` settle: how many vouchers it paid, the `Claimed` events of the wallet's
+   * channels in this token since the previous settle to the wallet (a claim takes a channel's latest
+   * voucher, which covers every request since the channel's last claim). `null` when some of the amount
+   * was claimed before the first block scanned (scan from an earlier block to count them), and for every
+   * other entry.
+   */
+  vouchers: number | null
   /** Shares minted by a sweep, or burnt by a withdrawal; 0 otherwise. */
   shares: bigint
   /** The fee on the yield a withdrawal paid to the treasury; 0 otherwise. */
@@ -73,6 +104,10 @@ export type LedgerTotals = {
   withdrawn: bigint
   /** Fees on yield paid by withdrawals. */
   feesPaid: bigint
+  /** Deposited into x402 payment channels by the wallet as a buyer. */
+  channelDeposits: bigint
+  /** Given back to the wallet by x402 payment channels (refunds and timed withdrawals). */
+  channelRefunds: bigint
   /** Sent to other addresses. */
   sentOther: bigint
   /** The position's value at the closing block (before the fee on its yield), as `getPosition` names it. */
@@ -83,7 +118,8 @@ export type LedgerTotals = {
 
 /**
  * One token's flows and balances, reconciled: `openingBalance + receivedX402 + receivedSelf +
- * receivedOther + withdrawn − deposited − sentSelf − sentOther = closingBalance`.
+ * receivedOther + withdrawn + channelRefunds − deposited − channelDeposits − sentSelf − sentOther =
+ * closingBalance`.
  */
 export type LedgerTokenSummary = {
   token: Address
@@ -101,6 +137,8 @@ export type LedgerTokenSummary = {
   deposited: bigint
   withdrawn: bigint
   sentSelf: bigint
+  channelDeposits: bigint
+  channelRefunds: bigint
   sentOther: bigint
   /** Whether the flows explain the change in balance to the base unit. */
   balanced: boolean
