@@ -272,19 +272,22 @@ function readClient(devnet: Devnet) {
 
 /**
  * What a buyer who pays often does once on a chain where x402 pays the vault's USDC through Permit2 (Base
- * Sepolia): approves Permit2 for all of it, one transaction. Concurrent payments then need nothing more; a
- * sponsored EIP-2612 permit covers one payment at a time. On Base (EIP-3009) there is nothing to do.
+ * Sepolia, and for `upto` every chain): approves Permit2 for all of it, one transaction. Concurrent
+ * payments then need nothing more; a sponsored EIP-2612 permit covers one payment at a time. On Base an
+ * `exact` (or batch-settlement) payment is EIP-3009's: there is nothing to do.
  *
  * @param devnet - The devnet.
  * @param privateKey - The buyer's key; default the devnet's buyer.
+ * @param scheme - How the buyer pays: `upto` pays through Permit2 on Base too.
  * @example
  * await approvePermit2Once(devnet)
  */
 export async function approvePermit2Once(
   devnet: Devnet,
   privateKey: Hex = devnet.accounts.buyer.privateKey,
+  scheme: 'exact' | 'upto' = 'exact',
 ): Promise<void> {
-  if (devnet.chain !== 'base-sepolia') return
+  if (devnet.chain !== 'base-sepolia' && scheme !== 'upto') return
   const wallet = createWalletClient({
     account: privateKeyToAccount(privateKey),
     chain: devnet.viemChain,

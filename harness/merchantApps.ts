@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net'
 import { x402Client, x402HTTPClient } from '@x402/core/client'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import { toClientEvmSigner } from '@x402/evm'
+import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import express from 'express'
 import { Hono } from 'hono'
@@ -40,12 +42,17 @@ export function buyerFetch(
   return buyerClient(devnet, baseFetch, privateKey, undefined, spendControls).pay
 }
 
+/** The x402 schemes a stock buyer pays with: each with x402's own EVM client scheme. */
+export type BuyerScheme = 'exact' | 'upto' | 'batch-settlement'
+
 /**
  * {@link buyerFetch}'s parts: the x402 client (whose hooks `vault.attachToClient` takes), the HTTP client that
  * `wrapFetchWithPayment` drives (whose 402 hook tells each payment's URL), and the paying fetch.
  * `maxAmountPerPayment` (base units) raises x402's per-payment cap on the vault's USDC, as a buyer of
  * pricier APIs does (x402's default is $1 on the USDC it knows). With `spendControls: 'stock'` the
- * client keeps x402's defaults untouched.
+ * client keeps x402's defaults untouched. `scheme` picks x402's client scheme: `exact` (default),
+ * `upto` (`UptoEvmScheme`) or `batch-settlement` (`BatchSettlementEvmScheme`, x402's defaults: its
+ * channel state in memory, deposits sized by x402's deposit policy).
  */
 export function buyerClient(
   devnet: Devnet,
@@ -53,15 +60,21 @@ export function buyerClient(
   privateKey: Hex = devnet.accounts.buyer.privateKey,
   maxAmountPerPayment?: bigint,
   spendControls: 'opt-in' | 'stock' = 'opt-in',
+  scheme: BuyerScheme = 'exact',
 ) {
   const network = `eip155:${devnet.chainId}` as const
   const publicClient = createPublicClient({
     chain: devnet.viemChain,
     transport: http(devnet.rpcUrl),
   })
+  const signer = toClientEvmSigner(privateKeyToAccount(privateKey), publicClient)
   const client = new x402Client().register(
     network,
-    new ExactEvmScheme(toClientEvmSigner(privateKeyToAccount(privateKey), publicClient)),
+    scheme === 'upto'
+      ? new UptoEvmScheme(signer)
+      : scheme === 'batch-settlement'
+        ? new BatchSettlementEvmScheme(signer)
+        : new ExactEvmScheme(signer),
   )
   if (spendControls === 'opt-in') {
     client.setSpendControls({

@@ -9,12 +9,18 @@
  * on how x402 moves the USDC.
  */
 import { decodePaymentRequiredHeader } from '@x402/core/http'
+import { Hono } from 'hono'
 import { createPublicClient, createWalletClient, parseAbi } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
 import { timeHookWaits, waitMs } from '../../harness/hookWaits.js'
-import { merchantVault, sweepEvents, usdcBalance } from '../../harness/merchant.js'
+import {
+  approvePermit2Once,
+  merchantVault,
+  sweepEvents,
+  usdcBalance,
+} from '../../harness/merchant.js'
 import {
   buyerClient,
   frameworks,
@@ -37,13 +43,19 @@ import {
   type VaultClient,
   vaultHttp,
 } from '../../src/index.js'
+import { createPaywall as createHonoPaywall } from '../../src/plugins/hono.js'
 import { readAheadFreshMs } from '../../src/sdk/buyer/balanceReads.js'
 import { answerGraceMs } from '../../src/sdk/buyer/purchaseGuard.js'
+import { x402BatchSettlementAddress } from '../../src/sdk/shared.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { expectVaultError } from '../support/expectVaultError.js'
 import { startHttpFaultProxy } from '../support/httpFaultProxy.js'
 
 const express = frameworks[0] as (typeof frameworks)[number]
+/** x402's batch-settlement contract's deposit event, as published. */
+const channelEvents = parseAbi([
+  'event Deposited(bytes32 indexed channelId, address indexed sender, uint128 amount, uint128 newBalance)',
+])
 const sum = (amounts: bigint[]) => amounts.reduce((total, amount) => total + amount, 0n)
 
 describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
@@ -364,6 +376,257 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
       recall.txHash,
     ])
     expect(await buyerLiquid()).toBe(recall.amount - price)
+    expect(problems).toEqual([])
+  })
+
+  /**
+   * A Hono merchant (reached through `app.fetch`, no server) selling with `scheme`: `GET /metered` with
+   * `upto` at a maximum of `maximum` USDC, its handler charging the `?charge=` base units it is asked,
+   * or `GET /tick` with `batch-settlement` at `tick` USDC (its claim and settle jobs left to
+   * `close()`); and a stock x402 buyer of that scheme, x402's own client scheme, opted in to the
+   * vault's USDC.
+   */
+  async function openSchemeShop(
+    scheme: 'upto' | 'batch-settlement',
+    options: {
+      maximum?: string
+      tick?: string
+      facilitatorUrl?: string
+      maxTimeoutSeconds?: number
+    } = {},
+  ) {
+    const maximum = options.maximum ?? '20'
+    const paywall = await createHonoPaywall({
+      vault: merchantVault(devnet, devnet.rpcUrl),
+      payTo: devnet.accounts.merchant.address,
+      facilitator: { url: options.facilitatorUrl ?? (devnet.facilitatorUrl as string) },
+      routes:
+        scheme === 'upto'
+          ? {
+              'GET /metered': {
+                price: maximum,
+                scheme: 'upto' as const,
+                description: 'A metered answer',
+                mimeType: 'application/json',
+                maxTimeoutSeconds: options.maxTimeoutSeconds,
+              },
+            }
+          : {
+              'GET /tick': {
+                price: options.tick ?? '0.001',
+                scheme: 'batch-settlement' as const,
+                description: 'One tick',
+                mimeType: 'application/json',
+              },
+            },
+      sweep: false,
+      ...(scheme === 'batch-settlement'
+        ? { batchSettlement: { claimIntervalMs: 3_600_000, settleIntervalMs: 3_600_000 } }
+        : {}),
+    })
+    cleanups.push(() => paywall.close())
+    const app = new Hono()
+    app.use(paywall.middleware)
+    app.get('/metered', (c) => {
+      paywall.charge(c, BigInt(c.req.query('charge') as string))
+      return c.json({ metered: true })
+    })
+    app.get('/tick', (c) => c.json({ tick: true }))
+    const appFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+      app.fetch(new Request(input, init))) as typeof fetch
+    const buyer = buyerClient(
+      devnet,
+      appFetch,
+      devnet.accounts.buyer.privateKey,
+      scheme === 'upto' ? parseUsdc(maximum) : undefined,
+      'opt-in',
+      scheme,
+    )
+    const url = (path: string) => `http://merchant.test${path}`
+    const attempt = (path: string) =>
+      buyer.pay(url(path)).then(
+        (response) => response,
+        (error: unknown) => error as Error,
+      )
+    return { paywall, url, attempt, ...buyer }
+  }
+
+  it('upto from 0 liquid: one recall of exactly the maximum; the seller charges part of it, and the rest goes back to the vault by the redeposit rule; every unit accounted for', async () => {
+    await approvePermit2Once(devnet, devnet.accounts.buyer.privateKey, 'upto')
+    const maximum = parseUsdc('20')
+    const charge = parseUsdc('4.321')
+    const shop = await openSchemeShop('upto', { maximum: '20' })
+    const merchantStart = await merchantBalance()
+    const from = await nextBlock()
+    const sharesBefore = await buyerShares()
+    expect(await buyerLiquid()).toBe(0n)
+    let heard = (_deposit: IdleDeposit) => {}
+    const redeposited = new Promise<IdleDeposit>((resolve) => {
+      heard = resolve
+    })
+    const { recalls, problems, attachment } = attach(shop.client, {
+      redeposit: { minIdleThreshold: '0', debounceMs: 20, onIdleDeposit: (made) => heard(made) },
+    })
+
+    const paid = await shop.pay(shop.url(`/metered?charge=${charge}`))
+    expect(paid.status).toBe(200)
+    expect(paymentResponseOf(paid)).toMatchObject({
+      success: true,
+      payer: buyer(),
+      amount: charge.toString(),
+    })
+    // The recall covered what the payment may take, its maximum, not what it was charged.
+    expect(recalls).toMatchObject([
+      { requested: maximum, payments: [maximum], walletBalance: 0n, reason: 'payment-shortfall' },
+    ])
+    const [recall] = recalls as [Recall]
+    expect(recall.amount).toBeGreaterThanOrEqual(maximum)
+    expect(await merchantBalance()).toBe(merchantStart + charge)
+    // What the charge left is swept back once no payment is in flight: above the vault's minimum.
+    const deposit = await redeposited
+    expect(deposit).toMatchObject({ idleAmount: recall.amount - charge, reserveFloor: 0n })
+    expect(await buyerLiquid()).toBe(0n)
+    expect(await buyerShares()).toBe(sharesBefore - recall.shares + deposit.sharesMinted)
+    expect((await withdrawalsSince(from)).map((log) => log.transactionHash)).toEqual([
+      recall.txHash,
+    ])
+    expect(attachment.state()).toMatchObject({ committed: 0n, paymentsInFlight: 0 })
+    expect(problems).toEqual([])
+  })
+
+  it('batch-settlement from 0 liquid: a recall of exactly the channel deposit, none for the vouchers it funds, another when the channel needs a top-up; every unit accounted for', async () => {
+    const tick = parseUsdc('0.001')
+    const shop = await openSchemeShop('batch-settlement')
+    const merchantStart = await merchantBalance()
+    const from = await nextBlock()
+    const sharesBefore = await buyerShares()
+    expect(await buyerLiquid()).toBe(0n)
+    const { recalls, problems } = attach(shop.client)
+
+    const first = await shop.pay(shop.url('/tick'))
+    expect(first.status).toBe(200)
+    expect(paymentResponseOf(first).transaction).toMatch(/^0x[0-9a-f]{64}$/)
+    // The deposit x402's client signed, recalled to the base unit, and now in the channel.
+    expect(recalls).toHaveLength(1)
+    const deposit = (recalls[0] as Recall).requested
+    expect(recalls[0]).toMatchObject({ payments: [deposit], walletBalance: 0n })
+    expect(deposit).toBeGreaterThan(tick)
+    expect(deposit % tick).toBe(0n)
+    expect(await buyerLiquid()).toBe((recalls[0] as Recall).amount - deposit)
+    // The deposit covers this many requests; each after the first is a voucher: no recall.
+    const covered = Number(deposit / tick)
+    for (let request = 1; request < covered; request++) {
+      const paid = await shop.pay(shop.url('/tick'))
+      expect(paid.status).toBe(200)
+      expect(paymentResponseOf(paid).transaction).toBe('')
+    }
+    expect(recalls).toHaveLength(1)
+    // One more than the deposit covers: the channel needs a top-up, and it alone is recalled.
+    const topUp = await shop.pay(shop.url('/tick'))
+    expect(topUp.status).toBe(200)
+    expect(paymentResponseOf(topUp).transaction).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(recalls).toHaveLength(2)
+    const second = recalls[1] as Recall
+    // The wallet's unit of rounding from the first recall counts: the second asks only the rest.
+    const leftOver = (recalls[0] as Recall).amount - deposit
+    const topUpDeposit = second.requested + leftOver
+    expect(second).toMatchObject({ walletBalance: leftOver, payments: [topUpDeposit] })
+
+    // The seller claims and settles what the requests were charged; the rest of the deposits stay in
+    // the buyer's channel, refundable to it.
+    await shop.paywall.close()
+    const requests = BigInt(covered + 1)
+    expect(await merchantBalance()).toBe(merchantStart + requests * tick)
+    const recalled = sum(recalls.map((recall) => recall.amount))
+    expect(await buyerLiquid()).toBe(recalled - deposit - topUpDeposit)
+    expect(await buyerShares()).toBe(sharesBefore - sum(recalls.map((recall) => recall.shares)))
+    expect((await withdrawalsSince(from)).map((log) => log.transactionHash)).toEqual(
+      recalls.map((recall) => recall.txHash),
+    )
+    const deposited = await t.publicClient.getContractEvents({
+      address: x402BatchSettlementAddress,
+      abi: channelEvents,
+      eventName: 'Deposited',
+      fromBlock: from,
+    })
+    expect(deposited.map((log) => log.args.amount)).toEqual([deposit, topUpDeposit])
+    expect(deposited.at(-1)?.args.newBalance).toBe(deposit + topUpDeposit)
+    expect(problems).toEqual([])
+  })
+
+  it("upto, a seller that cannot tell the settlement's outcome: the same purchase is refused while the earlier payment's Permit2 nonce is unused and its deadline not past (PAYMENT_OUTCOME_UNKNOWN), paid once it passed, and refused once the nonce is used (PAYMENT_ALREADY_SETTLED); charged once, one recall", async () => {
+    await approvePermit2Once(devnet, devnet.accounts.buyer.privateKey, 'upto')
+    const facilitator = await startHttpFaultProxy(devnet.facilitatorUrl as string)
+    cleanups.push(() => facilitator.close())
+    // Authorizations valid for 10 s, so that the test can wait for one to expire.
+    const shop = await openSchemeShop('upto', {
+      maximum: '0.5',
+      facilitatorUrl: facilitator.url,
+      maxTimeoutSeconds: 10,
+    })
+    const maximum = parseUsdc('0.5')
+    const charge = parseUsdc('0.3')
+    const path = `/metered?charge=${charge}`
+    const merchantStart = await merchantBalance()
+    const from = await nextBlock()
+    const { attachment, recalls, problems } = attach(shop.client)
+
+    // 1. The settlement never reaches the chain (the facilitator fails it), and the seller answers
+    // only that its facilitator failed (502, no settlement): the payment's outcome is unknown.
+    facilitator.setRule((url) =>
+      url.endsWith('/settle') ? { status: 500, body: '{"error":"down"}' } : undefined,
+    )
+    const first = await shop.pay(shop.url(path))
+    expect(first.status).toBe(502)
+    expect(first.headers.get('PAYMENT-RESPONSE')).toBeNull()
+    expect(attachment.state().paymentsOutcomeUnknown).toBe(1)
+    expect(recalls).toHaveLength(1)
+    expect(await merchantBalance()).toBe(merchantStart)
+    facilitator.setRule(undefined)
+
+    // 2. The same purchase again: its Permit2 nonce is unused and its deadline ahead. Refused before
+    // signing; nothing recalled.
+    const unknown = findVaultError(await shop.attempt(path)) as PaymentOutcomeError
+    expect(await merchantBalance()).toBe(merchantStart)
+    expect(attachment.state().paymentsOutcomeUnknown).toBe(1)
+    expect(unknown).toBeInstanceOf(PaymentOutcomeError)
+    expect(unknown).toMatchObject({
+      code: 'PAYMENT_OUTCOME_UNKNOWN',
+      retryable: true,
+      details: {
+        purchase: {
+          url: shop.url('/metered?…'),
+          payTo: devnet.accounts.merchant.address,
+          amount: maximum,
+        },
+        earlierPayment: { method: 'permit2', payer: buyer() },
+      },
+    })
+    const { validBefore: expiresAt } = unknown.details.earlierPayment as { validBefore: bigint }
+    expect(recalls).toHaveLength(1)
+
+    // 3. Past its deadline no block can settle it: the purchase is paid afresh, from the USDC the
+    // first recall brought. This time the facilitator settles and its answer is lost.
+    await mineUntil(expiresAt)
+    facilitator.setRule((url) => (url.endsWith('/settle') ? { dropAnswer: true } : undefined))
+    const third = await shop.pay(shop.url(path))
+    expect(third.status).not.toBe(200)
+    expect(await merchantBalance()).toBe(merchantStart + charge)
+    // The expired one forgotten, this one's outcome unknown.
+    expect(attachment.state().paymentsOutcomeUnknown).toBe(1)
+    facilitator.setRule(undefined)
+
+    // 4. The same purchase again: its nonce is used on chain. Refused, and charged once.
+    const settled = findVaultError(await shop.attempt(path))
+    expect(settled).toBeInstanceOf(PaymentOutcomeError)
+    expect(settled).toMatchObject({ code: 'PAYMENT_ALREADY_SETTLED', retryable: false })
+    expect(await merchantBalance()).toBe(merchantStart + charge)
+    const [recall] = recalls as [Recall]
+    expect(recalls).toHaveLength(1)
+    expect((await withdrawalsSince(from)).map((log) => log.transactionHash)).toEqual([
+      recall.txHash,
+    ])
+    expect(await buyerLiquid()).toBe(recall.amount - charge)
     expect(problems).toEqual([])
   })
 

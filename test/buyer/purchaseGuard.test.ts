@@ -7,6 +7,7 @@
 import { x402Client, x402HTTPClient } from '@x402/core/client'
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, createWalletClient, http, numberToHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -20,13 +21,17 @@ import {
   VaultError,
   vaultChains,
 } from '../../src/index.js'
-import { paymentAuthorizationOf } from '../../src/sdk/actions/paymentAuthorization.js'
+import {
+  paymentAuthorizationOf,
+  signedAuthorizationOf,
+} from '../../src/sdk/actions/paymentAuthorization.js'
 import { rememberThrown } from '../../src/sdk/buyer/findVaultError.js'
 import {
   type PaymentResponseHookContext,
   paymentOutcomeOf,
   purchaseOf,
 } from '../../src/sdk/buyer/purchaseGuard.js'
+import { x402ExactPermit2ProxyAddress, x402UptoPermit2ProxyAddress } from '../../src/sdk/chains.js'
 
 const usdc = vaultChains.base.addresses.usdc
 const payTo = '0x1111111111111111111111111111111111111111' as const
@@ -129,6 +134,57 @@ describe('paymentAuthorizationOf and purchaseOf', () => {
     expect(() =>
       paymentAuthorizationOf({ accepted, payload: { authorization: { from: 'nobody' } } }),
     ).toThrow(/not an address/)
+  })
+
+  it("reads the authorization of x402's upto payment (Permit2 to its upto proxy, up to the maximum) only when upto is asked for", async () => {
+    const facilitator = '0x2222222222222222222222222222222222222222'
+    const required = paymentRequired('50000', 'permit2')
+    const accepts = required.accepts.map((accept) => ({
+      ...accept,
+      scheme: 'upto',
+      extra: { ...accept.extra, facilitatorAddress: facilitator },
+    }))
+    const client = new x402Client()
+      .register('eip155:8453', new UptoEvmScheme(account))
+      .setSpendControls({ allowedAssets: [{ network: 'eip155:8453', asset: usdc }] })
+    const upto = await client.createPaymentPayload({ ...required, accepts })
+    const permit = (upto.payload as { permit2Authorization: Record<string, string> })
+      .permit2Authorization
+    expect(permit.spender).toBe(x402UptoPermit2ProxyAddress)
+    expect(signedAuthorizationOf(upto, ['exact', 'upto'])).toEqual({
+      method: 'permit2',
+      network: 'eip155:8453',
+      asset: usdc,
+      payer: account.address,
+      payTo,
+      amount: 50_000n,
+      nonce: numberToHex(BigInt(permit.nonce as string), { size: 32 }),
+      validBefore: BigInt(permit.deadline as string) + 1n,
+    })
+    // The seller's side reads exact payments only: an upto one settles less than it authorizes.
+    expect(() => paymentAuthorizationOf(upto)).toThrow(
+      /^Not an x402 exact EVM payment: it is not an x402 `exact` payment/,
+    )
+    // An upto payment is Permit2's, to x402's upto proxy: not an EIP-3009 one, not to the exact proxy.
+    const { accepted } = upto
+    const eip3009 = {
+      authorization: {
+        from: account.address,
+        to: payTo,
+        value: '1',
+        nonce: `0x${'00'.repeat(32)}`,
+        validBefore: '1',
+      },
+    }
+    expect(() => signedAuthorizationOf({ accepted, payload: eip3009 }, ['exact', 'upto'])).toThrow(
+      /no `permit2Authorization`/,
+    )
+    const exactProxy = {
+      permit2Authorization: { ...permit, spender: x402ExactPermit2ProxyAddress },
+    }
+    expect(() =>
+      signedAuthorizationOf({ accepted, payload: exactProxy }, ['exact', 'upto']),
+    ).toThrow(/is not x402's upto Permit2 proxy/)
   })
 
   it('a purchase is the URL (the request’s, else the 402’s; no fragment) and the requirements', () => {

@@ -1,23 +1,9 @@
-/**
- * Batched micropayments (`scheme: 'batch-settlement'`) end to end on the devnet: x402's stock batch-settlement
- * buyer (its fetch wrapper and batch-settlement EVM client scheme, spend controls on; on Base Sepolia opted in to
- * the vault's USDC) pays a `createPaywall` route at 0.001 USDC; the first request deposits into x402's escrow,
- * the others sign vouchers that move nothing; the paywall runs x402's channel manager, which claims the vouchers
- * and settles them to the merchant through the devnet's facilitator, and the sweeper hears of the settlement
- * alone. Amounts are checked to the base unit on chain.
- */
-import { x402Client, x402HTTPClient } from '@x402/core/client'
 import { decodePaymentRequiredHeader } from '@x402/core/http'
-import { toClientEvmSigner } from '@x402/evm'
-import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
 import { Hono } from 'hono'
 import {
-  createPublicClient,
   decodeFunctionData,
   erc20Abi,
   type Hex,
-  http,
   isAddressEqual,
   parseAbi,
   parseEventLogs,
@@ -34,7 +20,7 @@ import {
   sweepEvents,
   usdcBalance,
 } from '../../harness/merchant.js'
-import { paymentResponseOf } from '../../harness/merchantApps.js'
+import { buyerClient, paymentResponseOf } from '../../harness/merchantApps.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { type AttachToResourceServerOptions, parseUsdc, type Sweeper } from '../../src/index.js'
 import { createPaywall, createPostgresChannelStorage } from '../../src/plugins/hono.js'
@@ -83,24 +69,15 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
   const nextBlock = async () => (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
 
   /** x402's stock batch-settlement buyer: spend controls on, on Base Sepolia opted in to the vault's USDC. */
-  function batchBuyer(appFetch: typeof fetch, privateKey: Hex = devnet.accounts.buyer.privateKey) {
-    const publicClient = createPublicClient({
-      chain: devnet.viemChain,
-      transport: http(devnet.rpcUrl),
-    })
-    const client = new x402Client().register(
-      network() as `eip155:${number}`,
-      new BatchSettlementEvmScheme(
-        toClientEvmSigner(privateKeyToAccount(privateKey), publicClient),
-      ),
-    )
-    if (setting.chain === 'base-sepolia') {
-      client.setSpendControls({
-        allowedAssets: [{ network: network() as `eip155:${number}`, asset: devnet.addresses.usdc }],
-      })
-    }
-    return wrapFetchWithPayment(appFetch, new x402HTTPClient(client))
-  }
+  const batchBuyer = (appFetch: typeof fetch, privateKey: Hex = devnet.accounts.buyer.privateKey) =>
+    buyerClient(
+      devnet,
+      appFetch,
+      privateKey,
+      undefined,
+      setting.chain === 'base-sepolia' ? 'opt-in' : 'stock',
+      'batch-settlement',
+    ).pay
 
   /** A Hono shop selling `GET /tick` at 0.001 USDC with batch-settlement, its sweeper's events recorded. */
   async function openShop(sweep: SweepOptions | false, batchSettlement: PaywallBatchSettlement) {

@@ -8,19 +8,16 @@
  */
 import { createServer as createHttpServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { x402Client, x402HTTPClient } from '@x402/core/client'
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { SETTLEMENT_OVERRIDES_HEADER } from '@x402/core/server'
-import { createPermit2ApprovalTx, toClientEvmSigner, x402UptoPermit2ProxyAddress } from '@x402/evm'
-import { UptoEvmScheme } from '@x402/evm/upto/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
+import { x402UptoPermit2ProxyAddress } from '@x402/evm'
 import express from 'express'
 import { Hono } from 'hono'
-import { createPublicClient, createWalletClient, type Hash, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import type { Hash } from 'viem'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CountingProxy } from '../../harness/countingProxy.js'
 import {
+  approvePermit2Once,
   depositedIn,
   type MerchantRpc,
   merchantVault,
@@ -28,7 +25,7 @@ import {
   sweepEvents,
   usdcBalance,
 } from '../../harness/merchant.js'
-import { paymentResponseOf } from '../../harness/merchantApps.js'
+import { buyerClient, paymentResponseOf } from '../../harness/merchantApps.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
   type AttachToResourceServerOptions,
@@ -59,16 +56,8 @@ describe.each(chains)('usage-priced routes (upto) on $chain', (setting) => {
   useMerchantDevnet({ chain: setting.chain, facilitator: true }, async (m) => {
     ;({ devnet, t, proxy, rpc } = m)
     // x402's upto pays through Permit2 on both chains; its stock buyer approves Permit2 once, as x402's docs
-    // say (on Base Sepolia the fixture has done it already).
-    if (setting.chain === 'base') {
-      const buyer = createWalletClient({
-        account: privateKeyToAccount(devnet.accounts.buyer.privateKey),
-        chain: devnet.viemChain,
-        transport: http(devnet.rpcUrl),
-      })
-      const hash = await buyer.sendTransaction(createPermit2ApprovalTx(devnet.addresses.usdc))
-      expect((await t.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
-    }
+    // say.
+    await approvePermit2Once(devnet, undefined, 'upto')
   })
 
   const cleanups: (() => Promise<void>)[] = []
@@ -83,24 +72,15 @@ describe.each(chains)('usage-priced routes (upto) on $chain', (setting) => {
   const buyerBalance = () => usdcBalance(devnet, buyer())
 
   /** x402's stock upto buyer: spend controls on, on Base Sepolia opted in to the vault's USDC. */
-  function uptoBuyer(appFetch: typeof fetch) {
-    const publicClient = createPublicClient({
-      chain: devnet.viemChain,
-      transport: http(devnet.rpcUrl),
-    })
-    const client = new x402Client().register(
-      `eip155:${devnet.chainId}`,
-      new UptoEvmScheme(
-        toClientEvmSigner(privateKeyToAccount(devnet.accounts.buyer.privateKey), publicClient),
-      ),
-    )
-    if (setting.chain === 'base-sepolia') {
-      client.setSpendControls({
-        allowedAssets: [{ network: `eip155:${devnet.chainId}`, asset: devnet.addresses.usdc }],
-      })
-    }
-    return wrapFetchWithPayment(appFetch, new x402HTTPClient(client))
-  }
+  const uptoBuyer = (appFetch: typeof fetch) =>
+    buyerClient(
+      devnet,
+      appFetch,
+      undefined,
+      undefined,
+      setting.chain === 'base-sepolia' ? 'opt-in' : 'stock',
+      'upto',
+    ).pay
 
   const frameworks = [
     {

@@ -62,7 +62,20 @@ export async function getPaymentAuthorizationState(
   ctx: VaultContext,
   params: GetPaymentAuthorizationStateParameters,
 ): Promise<PaymentAuthorizationState> {
-  const authorization = paymentAuthorizationOn(ctx, params?.paymentPayload)
+  return readAuthorizationState(ctx, paymentAuthorizationOn(ctx, params?.paymentPayload))
+}
+
+/**
+ * {@link getPaymentAuthorizationState} of an authorisation already read from its payment (an `exact`
+ * one, or an `upto` one: its Permit2 nonce and deadline, as `signedAuthorizationOf` reads them).
+ *
+ * @param ctx - The vault client; its chain must be the authorisation's (not checked here).
+ * @param authorization - The authorisation.
+ */
+export async function readAuthorizationState(
+  ctx: VaultContext,
+  authorization: PaymentAuthorization,
+): Promise<PaymentAuthorizationState> {
   const action = 'Payment authorisation read'
   const stateCall =
     authorization.method === 'eip3009'

@@ -1,5 +1,5 @@
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, numberToHex } from 'viem'
-import { x402ExactPermit2ProxyAddress } from '../chains.js'
+import { x402ExactPermit2ProxyAddress, x402UptoPermit2ProxyAddress } from '../chains.js'
 import type { VaultContext } from '../context.js'
 import { VaultValidationError } from '../errors/classes.js'
 
@@ -59,50 +59,85 @@ const maxUint256 = 2n ** 256n - 1n
  * const { payer, nonce, validBefore } = paymentAuthorizationOf(context.paymentPayload)
  */
 export function paymentAuthorizationOf(paymentPayload: X402PaymentPayload): PaymentAuthorization {
+  return signedAuthorizationOf(paymentPayload, ['exact'])
+}
+
+/** The x402 schemes whose EVM payment is one signed transfer authorisation. */
+export type SignedTransferScheme = 'exact' | 'upto'
+
+/** The Permit2 spender of each scheme: x402's proxy that settles it. */
+const permit2SpenderOf: Record<SignedTransferScheme, Address> = {
+  exact: x402ExactPermit2ProxyAddress,
+  upto: x402UptoPermit2ProxyAddress,
+}
+
+/**
+ * {@link paymentAuthorizationOf} for the schemes given: with `upto`, also an x402 `upto` payment, a
+ * Permit2 `permitWitnessTransferFrom` to x402's upto proxy whose `amount` is the maximum it may take
+ * (the seller settles up to it, once: its nonce is then used).
+ *
+ * @throws {VaultValidationError} `INVALID_ARGUMENT` for a payment of another scheme or shape.
+ */
+export function signedAuthorizationOf(
+  paymentPayload: X402PaymentPayload,
+  schemes: readonly SignedTransferScheme[],
+): PaymentAuthorization {
   const accepted = paymentPayload?.accepted
   const payload = paymentPayload?.payload
-  if (accepted?.scheme !== 'exact' || typeof payload !== 'object' || payload === null) {
-    throw invalid('it is not an x402 `exact` payment with a payload')
+  const scheme = schemes.find((known) => known === accepted?.scheme)
+  const named = schemes.map((known) => `\`${known}\``).join(' or ')
+  const invalid = (why: string) =>
+    new VaultValidationError(`Not an x402 ${schemes.join(' or ')} EVM payment: ${why}.`, {
+      code: 'INVALID_ARGUMENT',
+      details: { field: 'paymentPayload' },
+    })
+  if (scheme === undefined || typeof payload !== 'object' || payload === null) {
+    throw invalid(`it is not an x402 ${named} payment with a payload`)
   }
   const network = accepted.network
   if (typeof network !== 'string' || !/^eip155:\d+$/.test(network)) {
     throw invalid('its network is not an EVM network (eip155:<chain id>)')
   }
   const eip3009 = payload.authorization as Record<string, unknown> | undefined
-  if (typeof eip3009 === 'object' && eip3009 !== null) {
+  // upto moves the money through Permit2 only.
+  if (scheme === 'exact' && typeof eip3009 === 'object' && eip3009 !== null) {
     return {
       method: 'eip3009',
       network,
-      asset: address(accepted.asset, 'accepted.asset'),
-      payer: address(eip3009.from, 'authorization.from'),
-      payTo: address(eip3009.to, 'authorization.to'),
-      amount: integer(eip3009.value, 'authorization.value'),
-      nonce: bytes32(eip3009.nonce, 'authorization.nonce'),
-      validBefore: integer(eip3009.validBefore, 'authorization.validBefore'),
+      asset: address(accepted.asset, 'accepted.asset', invalid),
+      payer: address(eip3009.from, 'authorization.from', invalid),
+      payTo: address(eip3009.to, 'authorization.to', invalid),
+      amount: integer(eip3009.value, 'authorization.value', invalid),
+      nonce: bytes32(eip3009.nonce, 'authorization.nonce', invalid),
+      validBefore: integer(eip3009.validBefore, 'authorization.validBefore', invalid),
     }
   }
   const permit2 = payload.permit2Authorization as Record<string, unknown> | undefined
   if (typeof permit2 === 'object' && permit2 !== null) {
     const permitted = (permit2.permitted ?? {}) as Record<string, unknown>
     const witness = (permit2.witness ?? {}) as Record<string, unknown>
-    const spender = address(permit2.spender, 'permit2Authorization.spender')
-    if (!isAddressEqual(spender, x402ExactPermit2ProxyAddress)) {
-      throw invalid(`its Permit2 spender ${spender} is not x402's exact Permit2 proxy`)
+    const spender = address(permit2.spender, 'permit2Authorization.spender', invalid)
+    if (!isAddressEqual(spender, permit2SpenderOf[scheme])) {
+      throw invalid(`its Permit2 spender ${spender} is not x402's ${scheme} Permit2 proxy`)
     }
-    const nonce = integer(permit2.nonce, 'permit2Authorization.nonce')
+    const nonce = integer(permit2.nonce, 'permit2Authorization.nonce', invalid)
     if (nonce > maxUint256) throw invalid('permit2Authorization.nonce does not fit in uint256')
     return {
       method: 'permit2',
       network,
-      asset: address(permitted.token, 'permit2Authorization.permitted.token'),
-      payer: address(permit2.from, 'permit2Authorization.from'),
-      payTo: address(witness.to, 'permit2Authorization.witness.to'),
-      amount: integer(permitted.amount, 'permit2Authorization.permitted.amount'),
+      asset: address(permitted.token, 'permit2Authorization.permitted.token', invalid),
+      payer: address(permit2.from, 'permit2Authorization.from', invalid),
+      payTo: address(witness.to, 'permit2Authorization.witness.to', invalid),
+      amount: integer(permitted.amount, 'permit2Authorization.permitted.amount', invalid),
       nonce: numberToHex(nonce, { size: 32 }),
-      validBefore: integer(permit2.deadline, 'permit2Authorization.deadline') + 1n,
+      validBefore: integer(permit2.deadline, 'permit2Authorization.deadline', invalid) + 1n,
     }
   }
-  throw invalid('its payload has neither an EIP-3009 `authorization` nor a `permit2Authorization`')
+  throw invalid(
+    scheme === 'exact'
+      ? 'its payload has neither an EIP-3009 `authorization` nor a `permit2Authorization`'
+      : 'its payload has no `permit2Authorization`',
+  )
 }
 
 /**
@@ -124,27 +159,22 @@ export function paymentAuthorizationOn(
   return authorization
 }
 
-function invalid(why: string): VaultValidationError {
-  return new VaultValidationError(`Not an x402 exact EVM payment: ${why}.`, {
-    code: 'INVALID_ARGUMENT',
-    details: { field: 'paymentPayload' },
-  })
-}
+type Invalid = (why: string) => VaultValidationError
 
-function address(value: unknown, field: string): Address {
+function address(value: unknown, field: string, invalid: Invalid): Address {
   if (typeof value !== 'string' || !isAddress(value, { strict: false })) {
     throw invalid(`${field} is not an address`)
   }
   return getAddress(value)
 }
 
-function integer(value: unknown, field: string): bigint {
+function integer(value: unknown, field: string, invalid: Invalid): bigint {
   if (typeof value === 'string' && /^\d{1,78}$/.test(value)) return BigInt(value)
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value)
   throw invalid(`${field} is not a whole number`)
 }
 
-function bytes32(value: unknown, field: string): Hex {
+function bytes32(value: unknown, field: string, invalid: Invalid): Hex {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
     throw invalid(`${field} is not 32 bytes of hex`)
   }

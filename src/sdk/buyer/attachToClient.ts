@@ -8,7 +8,12 @@ import type { AttachToResourceServerOptions } from '../seller/attachToResourceSe
 import { type IdleDeposit, resolveSweepSettings, sweepIn } from '../sweep/sweep.js'
 import { SweepScheduler } from '../sweep/sweepScheduler.js'
 import { resolveSweepTuning } from '../sweep/sweepTuning.js'
-import { buyerPaymentOf, type PaymentCreationHookContext } from './buyerPayment.js'
+import {
+  type BuyerPayment,
+  buyerPaymentOf,
+  channelDepositOf,
+  type PaymentCreationHookContext,
+} from './buyerPayment.js'
 import { BuyerPolicy, type BuyerPolicyOptions } from './buyerPolicy.js'
 import { rememberThrown } from './findVaultError.js'
 import {
@@ -144,9 +149,12 @@ export type BuyerAttachment = {
  * Pays x402 from the vault: before x402 signs a payment this vault can fund, makes sure the wallet's
  * liquid USDC covers it, withdrawing exactly the shortfall (a "recall") and waiting for the receipt.
  *
- * Which payments: x402 version 2, scheme `exact` or `upto` (its maximum), the vault client's network and
- * the vault's USDC; anything else is ignored and never blocked. The paying wallet is the vault client's
- * account, which must be the account x402 signs with.
+ * Which payments: x402 version 2, the vault client's network and the vault's USDC, with scheme `exact`
+ * (its price), `upto` (its maximum: what the seller charges less stays liquid, and `redeposit` sweeps it
+ * back) or `batch-settlement` (the channel deposit x402's client signs when the channel needs one, funded
+ * once signed and before the request is sent; a voucher moves no money and recalls nothing); anything
+ * else is ignored and never blocked. The policy's caps apply to what is funded: the maximum, the
+ * deposit. The paying wallet is the vault client's account, which must be the account x402 signs with.
  *
  * The recall withdraws by net amount: the wallet receives at least the shortfall, rounding in the buyer's
  * favour; `onRecall` reports the amount, fee, shares and transaction. Payments share recalls: one round
@@ -165,7 +173,10 @@ export type BuyerAttachment = {
  * (a settlement failure such as `settlement_pending`, a 5xx), a payment for the same purchase (same
  * URL, network, asset, `payTo` and amount) is checked on chain before x402 signs it, and refused with a
  * `PaymentOutcomeError` while the earlier one is settled (`PAYMENT_ALREADY_SETTLED`) or can still be
- * (`PAYMENT_OUTCOME_UNKNOWN`, until it expires); nothing is recalled for it.
+ * (`PAYMENT_OUTCOME_UNKNOWN`, until it expires); nothing is recalled for it. This holds for `exact` and
+ * `upto` payments (an `upto` one is settled once the seller charged any amount of it). A
+ * batch-settlement voucher leaves nothing on chain to check until the seller claims it; x402's client
+ * keeps its channel's count and corrects it from the seller's answers.
  *
  * `x402Client.createPaymentPayload` rethrows these errors as they are; `@x402/fetch` rethrows them as
  * a plain `Error` with the same message after a prefix: `findVaultError(error)` returns the typed one.
@@ -342,16 +353,39 @@ export function attachToClient(
     typeof client.onAfterPaymentCreation === 'function' &&
     typeof client.onPaymentResponse === 'function'
 
-  /** Decides whether x402 may sign a payment, recalling what it lacks; throws to stop it. */
-  const beforeSigning = async (context: PaymentCreationHookContext) => {
-    let payment: ReturnType<typeof buyerPaymentOf>
+  /** The payment x402 is signing, if the vault funds it; a payment that cannot be read is a problem. */
+  const paymentOf = (context: PaymentCreationHookContext): BuyerPayment | undefined => {
     try {
-      payment = buyerPaymentOf(ctx, context)
+      const payment = buyerPaymentOf(ctx, context)
+      return 'ignored' in payment ? undefined : payment
     } catch (error) {
       problem('payment-check', error, false)
+      return undefined
+    }
+  }
+
+  /**
+   * Makes sure the wallet's liquid USDC covers `payment` (for a batch-settlement one, its channel
+   * deposit), recalling what it lacks, and holds it until x402 tells its outcome; throws to stop it.
+   */
+  const fund = async (payment: BuyerPayment, requestUrl: string | undefined, key: object) => {
+    // Throws PaymentPolicyError for a payment over maxPerPayment when blocking.
+    if (policy.check(payment, requestUrl) !== undefined) return
+    const outcome = await rounds.fund(payment.amount)
+    if (outcome.kind === 'abort') throw outcome.error
+    if (outcome.kind === 'over-window') {
+      if (policy.block) throw policy.windowError(payment.amount, outcome.needed)
       return
     }
-    if ('ignored' in payment) return
+    hold(key, outcome.release)
+  }
+
+  /** Decides whether x402 may sign a payment, recalling what it lacks; throws to stop it. */
+  const beforeSigning = async (context: PaymentCreationHookContext) => {
+    const payment = paymentOf(context)
+    // A batch-settlement payment is funded once signed: only then is it known whether the channel
+    // needs a deposit, and how much (x402's client decides from its channel state).
+    if (!payment || payment.scheme === 'batch-settlement') return
     const requestUrl = requestUrls.get(context.paymentRequired)
     const purchase = purchaseOf(ctx, payment, context.paymentRequired.resource?.url, requestUrl)
     deciding++
@@ -361,32 +395,53 @@ export function attachToClient(
         await guard.check(purchase)
         purchases.set(context.selectedRequirements, purchase)
       }
-      // Throws PaymentPolicyError for a payment over maxPerPayment when blocking.
-      if (policy.check(payment, requestUrl) !== undefined) return
-      const outcome = await rounds.fund(payment.amount)
-      if (outcome.kind === 'abort') throw outcome.error
-      if (outcome.kind === 'over-window') {
-        if (policy.block) throw policy.windowError(payment.amount, outcome.needed)
-        return
-      }
-      hold(context.selectedRequirements, outcome.release)
+      await fund(payment, requestUrl, context.selectedRequirements)
     } finally {
       deciding--
     }
   }
-  client.onBeforePaymentCreation(async (context) => {
-    if (detached) return
+
+  /**
+   * Funds a batch-settlement payment x402 signed that deposits into its channel: the deposit, which
+   * the seller's facilitator moves from the wallet when it settles the payment, after the request is
+   * sent. A voucher moves no money: nothing to fund. Throwing here discards the signed payment: x402
+   * never sends it.
+   */
+  const afterSigning = async (context: PaymentCreationHookContext & { paymentPayload: object }) => {
+    const payment = paymentOf(context)
+    if (payment?.scheme !== 'batch-settlement') return
+    const deposit = channelDepositOf(context.paymentPayload)
+    if (deposit === undefined || deposit === 0n) return
+    deciding++
     try {
-      await beforeSigning(context)
+      await fund(
+        { ...payment, amount: deposit },
+        requestUrls.get(context.paymentRequired),
+        context.selectedRequirements,
+      )
+    } finally {
+      deciding--
+    }
+  }
+
+  /** Runs a hook's work; x402's fetch wrapper rethrows its error as a plain Error with its message. */
+  const rethrown = async (work: () => Promise<void>) => {
+    try {
+      await work()
     } catch (error) {
-      // x402's fetch wrapper rethrows it as a plain Error with its message: findVaultError finds it.
+      // findVaultError finds it by that message.
       if (error instanceof VaultError) rememberThrown(error)
       throw error
     }
+  }
+  client.onBeforePaymentCreation(async (context) => {
+    if (!detached) await rethrown(() => beforeSigning(context))
   })
   client.onAfterPaymentCreation?.(async (context) => {
+    if (detached) return
     const purchase = purchases.get(context.selectedRequirements)
-    if (!detached && purchase) guard.signed(purchase, context.paymentPayload as X402PaymentPayload)
+    if (purchase) guard.signed(purchase, context.paymentPayload as X402PaymentPayload)
+    await rethrown(() => afterSigning(context))
   })
   client.onPaymentCreationFailure(async (context) => {
     // Not signed: nothing of it will be paid.

@@ -20,12 +20,19 @@ export type PaymentCreationHookContext = {
   }
 }
 
-/** A payment this vault can fund: x402 v2, `exact` or `upto`, the vault's network and USDC. */
+/**
+ * A payment this vault can fund: x402 v2, `exact`, `upto` or `batch-settlement`, the vault's network and
+ * USDC.
+ */
 export type BuyerPayment = {
-  /** USDC the payment may take, in base units (for `upto`, its maximum). */
+  /**
+   * USDC the payment may take from the wallet, in base units: for `upto`, its maximum; for
+   * `batch-settlement`, the price of one request (what the wallet gives is the channel deposit x402
+   * signs, when the channel needs one).
+   */
   amount: bigint
   payTo: Address
-  scheme: 'exact' | 'upto'
+  scheme: 'exact' | 'upto' | 'batch-settlement'
 }
 
 /** Why a payment is not one for the vault: x402 signs it as if the vault were not attached. */
@@ -40,8 +47,8 @@ const addressPattern = /^0x[0-9a-fA-F]{40}$/
 const amountPattern = /^[0-9]{1,78}$/
 
 /**
- * Decides whether a payment x402 is about to sign is one the vault funds: x402 version 2, scheme `exact`
- * or `upto`, the client's network, and the vault's USDC as the asset (compared case-insensitively). A
+ * Decides whether a payment x402 is about to sign is one the vault funds: x402 version 2, scheme `exact`,
+ * `upto` or `batch-settlement`, the client's network, and the vault's USDC as the asset (compared case-insensitively). A
  * payment with a malformed amount or `payTo` is ignored too: x402 refuses it on its own terms.
  *
  * @param ctx - The vault client (network and USDC).
@@ -57,7 +64,8 @@ export function buyerPaymentOf(
 ): BuyerPayment | { ignored: IgnoredPaymentReason } {
   const requirements = context.selectedRequirements
   if (context.paymentRequired.x402Version !== 2) return { ignored: 'other-version' }
-  if (requirements.scheme !== 'exact' && requirements.scheme !== 'upto') {
+  const { scheme } = requirements
+  if (scheme !== 'exact' && scheme !== 'upto' && scheme !== 'batch-settlement') {
     return { ignored: 'other-scheme' }
   }
   if (requirements.network !== ctx.network) return { ignored: 'other-network' }
@@ -71,6 +79,23 @@ export function buyerPaymentOf(
   return {
     amount: BigInt(requirements.amount),
     payTo: getAddress(requirements.payTo),
-    scheme: requirements.scheme,
+    scheme,
   }
+}
+
+/**
+ * The channel deposit an x402 `batch-settlement` payment x402 signed carries: its `deposit.amount`, in
+ * base units, or `undefined` for a voucher (which moves no money: the seller claims vouchers later from
+ * the deposit) or a payload of another shape.
+ *
+ * @param paymentPayload - What x402's `onAfterPaymentCreation` hook receives as `paymentPayload`.
+ * @returns The deposit, or `undefined`.
+ */
+export function channelDepositOf(paymentPayload: {
+  readonly payload?: Readonly<Record<string, unknown>> | undefined
+}): bigint | undefined {
+  const payload = paymentPayload?.payload
+  if (payload?.type !== 'deposit') return undefined
+  const amount = (payload.deposit as { amount?: unknown } | undefined)?.amount
+  return typeof amount === 'string' && amountPattern.test(amount) ? BigInt(amount) : undefined
 }

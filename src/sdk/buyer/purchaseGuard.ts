@@ -1,11 +1,11 @@
 import type { Address } from 'viem'
 import {
-  getPaymentAuthorizationState,
   type PaymentAuthorizationState,
+  readAuthorizationState,
 } from '../actions/getPaymentAuthorizationState.js'
 import {
   type PaymentAuthorization,
-  paymentAuthorizationOf,
+  signedAuthorizationOf,
   type X402PaymentPayload,
 } from '../actions/paymentAuthorization.js'
 import type { VaultContext } from '../context.js'
@@ -73,7 +73,6 @@ export function paymentOutcomeOf(context: PaymentResponseHookContext): PaymentOu
 type SignedPayment = {
   key: string
   purchase: Purchase
-  paymentPayload: X402PaymentPayload
   authorization: PaymentAuthorization
   signedAt: number
   /** `in-flight`: no answer yet (or its request failed in transit); `unknown`: answered without one. */
@@ -90,7 +89,8 @@ type SignedPayment = {
  * 5xx), or the request failed in transit after the payment was sent.
  *
  * Before a payment for a purchase is signed, each earlier payment for the same purchase whose outcome
- * is not known is looked up on chain (`getPaymentAuthorizationState`):
+ * is not known is looked up on chain (as `getPaymentAuthorizationState` does; for an `upto` payment, its
+ * Permit2 nonce and deadline: the nonce is used once the seller settled any amount of it):
  * - used: that purchase is paid for; refused with `PAYMENT_ALREADY_SETTLED` (for a payment still in
  *   flight, once its answer has had {@link answerGraceMs} to arrive: a concurrent payment for the same
  *   purchase settles and hears so at once);
@@ -133,17 +133,19 @@ export class PurchaseGuard {
   }
 
   /**
-   * Records a payment x402 signed (`onAfterPaymentCreation`). A payload without an EIP-3009 or
-   * Permit2 authorization is not recorded.
+   * Records a payment x402 signed (`onAfterPaymentCreation`): an `exact` one (EIP-3009 or Permit2) or an
+   * `upto` one (Permit2, its nonce used once the seller settles any amount of it). Any other payload,
+   * such as a batch-settlement voucher or deposit, is not recorded.
    */
   signed(purchase: Purchase, paymentPayload: X402PaymentPayload): void {
     let authorization: PaymentAuthorization
     try {
-      authorization = paymentAuthorizationOf(paymentPayload)
+      authorization = signedAuthorizationOf(paymentPayload, ['exact', 'upto'])
     } catch {
-      // Another scheme's payment: nothing on chain to look up.
+      // Another scheme's payment: no authorization on chain to look up.
       return
     }
+    if (authorization.network !== this.ctx.network) return
     let markAnswered = () => {}
     const answered = new Promise<void>((resolve) => {
       markAnswered = resolve
@@ -151,7 +153,6 @@ export class PurchaseGuard {
     const signed: SignedPayment = {
       key: keyOf(purchase),
       purchase,
-      paymentPayload,
       authorization,
       signedAt: Date.now(),
       outcome: 'in-flight',
@@ -188,9 +189,7 @@ export class PurchaseGuard {
     )
     if (earlier.length === 0) return
     const reads = await Promise.allSettled(
-      earlier.map((signed) =>
-        getPaymentAuthorizationState(this.ctx, { paymentPayload: signed.paymentPayload }),
-      ),
+      earlier.map((signed) => readAuthorizationState(this.ctx, signed.authorization)),
     )
     const looked: { signed: SignedPayment; state: PaymentAuthorizationState }[] = []
     for (const [index, read] of reads.entries()) {
