@@ -310,6 +310,45 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
     expect(books.entries).toEqual([])
   })
 
+  it('an idle channel whose deposit was all charged is claimed and left in place: it keeps no other idle channel from its refund, and no refund of nothing is tried', async () => {
+    const spender = await newBuyer()
+    const storage = new InMemoryChannelStorage()
+    const start = await merchantBalance()
+    const lightStart = await usdcBalance(devnet, buyer())
+    const firstBlock = await nextBlock()
+    // No sweep: nothing here reaches 10 idle USDC; the sweeper's problems are the paywall's.
+    const shop = await openShop(
+      { minIdleThreshold: '10', reserve: start + parseUsdc('10') },
+      { storage, claimIntervalMs: 100, settleIntervalMs: 150, refundIdleAfterMs: 1_000 },
+    )
+    // The first buyer spends its whole deposit (x402's buyer deposits ten prices); its channel is stored first.
+    const spend = batchBuyer(shop.appFetch, spender)
+    for (let request = 0; request < 10; request++) {
+      expect((await spend(shop.url)).status).toBe(200)
+    }
+    const refundSeen = nextEscrowEvent(devnet, 'Refunded', firstBlock)
+    expect((await batchBuyer(shop.appFetch)(shop.url)).status).toBe(200)
+    const deposit = lightStart - (await usdcBalance(devnet, buyer()))
+    // The light buyer's refund, or the first problem the paywall reports.
+    await Promise.race([refundSeen, shop.events.problem(() => true)])
+    await shop.paywall.close()
+
+    expect(shop.events.problems.map((problem) => problem.error.message)).toEqual([])
+    const escrow = await escrowActivity(devnet, firstBlock)
+    const channels = [...new Set(escrow.claimed.map((log) => log.channelId))]
+    expect(channels).toHaveLength(2)
+    const [spent, light] = channels as [Hex, Hex]
+    expect(escrow.refunded).toMatchObject([{ channelId: light, amount: deposit - price }])
+    expect(lightStart - (await usdcBalance(devnet, buyer()))).toBe(price)
+    expect(escrow.settled.reduce((sum, entry) => sum + entry.amount, 0n)).toBe(11n * price)
+    expect((await merchantBalance()) - start).toBe(11n * price)
+    expect(escrow.claimRows).toBe(escrow.claimed.length)
+    // The spent channel stays in the storage, all claimed: its buyer may top it up and come back.
+    expect(
+      (await storage.list()).map((channel) => [channel.channelId, channel.totalClaimed]),
+    ).toEqual([[spent, (10n * price).toString()]])
+  })
+
   it('two instances share one Postgres: concurrent buyers pay either, both claim jobs run, no voucher is claimed twice, and the merchant receives exactly the charges', async () => {
     const postgres = await startPostgres()
     cleanups.push(postgres.stop)
