@@ -58,9 +58,9 @@ useMerchantDevnet({ chain: 'base-sepolia' }, async (m) => {
 const price = 1_000n
 
 /** `claim` and `claimWithSignature`: what the facilitator sends for a claim. */
-const claimSelectors = batchSettlementAbi
-  .filter((item) => item.type === 'function' && item.name.startsWith('claim'))
-  .map((item) => toFunctionSelector(item))
+const claimSelectors = batchSettlementAbi.flatMap((item) =>
+  item.type === 'function' && item.name.startsWith('claim') ? [toFunctionSelector(item)] : [],
+)
 
 /** The raw transaction of a send that claims vouchers on the batch-settlement contract, if `call` is one. */
 function claimSent(call: RpcCall): Hex | undefined {
