@@ -10,7 +10,10 @@
  * new paywall in place of the old one, which is closed: the same process in the other shape, without
  * another start) and `close` (close the paywall and exit). SIGTERM closes it too, as a deployment's
  * shutdown does: the server stops, then the paywall (`close()`), then `closed` and exit 0.
- * `DEBOUNCE_MS` sets the sweeper's debounce (default 0).
+ * `DEBOUNCE_MS` sets the sweeper's debounce (default 0). With `BATCH_DATABASE_URL` it also sells
+ * `GET /tick` at 0.001 USDC with `batch-settlement`, its channels in that Postgres
+ * (`createPostgresChannelStorage`, in the table `BATCH_TABLE`), claiming every `CLAIM_INTERVAL_MS` and settling every
+ * `SETTLE_INTERVAL_MS`: instances given the same URL share the channels and the claim lock.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -19,7 +22,7 @@ import express from 'express'
 import { createPublicClient, createWalletClient, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createVaultClient, vaultChains, vaultHttp } from '../src/index.js'
-import { createPaywall } from '../src/plugins/express.js'
+import { createPaywall, createPostgresChannelStorage } from '../src/plugins/express.js'
 import { toJsonSafe } from '../src/sdk/errors/classes.js'
 import { keepConnectionsAlive } from './keepConnectionsAlive.js'
 
@@ -37,6 +40,10 @@ const vault = createVaultClient({
   addresses: JSON.parse(env.ADDRESSES as string),
 })
 
+const channelStorage = env.BATCH_DATABASE_URL
+  ? await createPostgresChannelStorage({ url: env.BATCH_DATABASE_URL, table: env.BATCH_TABLE })
+  : undefined
+
 const paywallWith = (sweeper: boolean, reserve: bigint) =>
   createPaywall({
     vault,
@@ -44,7 +51,26 @@ const paywallWith = (sweeper: boolean, reserve: bigint) =>
     facilitator: { url: env.FACILITATOR_URL as string },
     routes: {
       'GET /paid': { price: '1', description: 'A paid answer', mimeType: 'application/json' },
+      ...(channelStorage
+        ? {
+            'GET /tick': {
+              price: '0.001',
+              scheme: 'batch-settlement' as const,
+              description: 'One tick',
+              mimeType: 'application/json',
+            },
+          }
+        : {}),
     },
+    ...(channelStorage
+      ? {
+          batchSettlement: {
+            storage: channelStorage,
+            claimIntervalMs: Number(env.CLAIM_INTERVAL_MS),
+            settleIntervalMs: Number(env.SETTLE_INTERVAL_MS),
+          },
+        }
+      : {}),
     sweep: !sweeper
       ? false
       : {
@@ -64,6 +90,9 @@ app.use((req, res, next) => paywall.middleware(req, res, next))
 app.get('/paid', (_req, res) => {
   res.json({ paid: true })
 })
+app.get('/tick', (_req, res) => {
+  res.json({ tick: true })
+})
 const server = createServer(app)
 keepConnectionsAlive(server)
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -72,6 +101,7 @@ say({ type: 'ready', port: (server.address() as AddressInfo).port })
 process.once('SIGTERM', async () => {
   server.close()
   await paywall.close()
+  await channelStorage?.close()
   say({ type: 'closed' })
   process.exit(0)
 })
@@ -94,6 +124,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   if (line === 'close') break
 }
 await paywall.close()
+await channelStorage?.close()
 server.closeAllConnections()
 server.close()
 say({ type: 'closed' })

@@ -33,7 +33,8 @@ export type MerchantProcess = {
  * @param rpcUrl - Where the process sends its RPC requests.
  * @param reserve - The sweeper's reserve, in base units.
  * @param options - `sweep: false` turns its in-process sweeper off; `debounceMs`, the sweeper's
- *   debounce (default 0).
+ *   debounce (default 0); `facilitatorUrl`, a facilitator other than the devnet's; `batch`, a
+ *   `batch-settlement` route (`GET /tick`) with its channels in the Postgres at `databaseUrl`, in `table`.
  * @returns The process.
  * @example
  * const shop = spawnMerchant(devnet, proxy.url, start - parseUsdc('10'))
@@ -43,7 +44,17 @@ export function spawnMerchant(
   devnet: Devnet,
   rpcUrl: string,
   reserve: bigint,
-  options: { sweep?: false; debounceMs?: number } = {},
+  options: {
+    sweep?: false
+    debounceMs?: number
+    facilitatorUrl?: string
+    batch?: {
+      databaseUrl: string
+      table: string
+      claimIntervalMs: number
+      settleIntervalMs: number
+    }
+  } = {},
 ): MerchantProcess {
   const child: ChildProcess = spawn(
     process.execPath,
@@ -53,12 +64,20 @@ export function spawnMerchant(
       env: {
         PATH: process.env.PATH,
         RPC_URL: rpcUrl,
-        FACILITATOR_URL: devnet.facilitatorUrl,
+        FACILITATOR_URL: options.facilitatorUrl ?? devnet.facilitatorUrl,
         ADDRESSES: JSON.stringify(devnet.addresses),
         MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
         RESERVE: reserve.toString(),
         ...(options.sweep === false ? { SWEEP: 'off' } : {}),
         ...(options.debounceMs === undefined ? {} : { DEBOUNCE_MS: String(options.debounceMs) }),
+        ...(options.batch
+          ? {
+              BATCH_DATABASE_URL: options.batch.databaseUrl,
+              BATCH_TABLE: options.batch.table,
+              CLAIM_INTERVAL_MS: String(options.batch.claimIntervalMs),
+              SETTLE_INTERVAL_MS: String(options.batch.settleIntervalMs),
+            }
+          : {}),
       },
       stdio: ['pipe', 'pipe', 'inherit'],
     },

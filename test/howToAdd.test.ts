@@ -1,17 +1,21 @@
 /**
- * docs/development.md "How to add…" stays true: a command, an MCP tool or an SDK action added in its
- * one place (the command table, the tool registry, an action file) fails here, naming each part it is
- * still missing, until it has them all. Reads files and the registries; no chain, no build.
+ * docs/development.md "How to add…" stays true: a command, an MCP tool, an SDK action or a paywall scheme
+ * added in its one place (the command table, the tool registry, an action file, the scheme table) fails
+ * here, naming each part it is still missing, until it has them all. Reads files and the registries; no
+ * chain, no build.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createPublicClient, http } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { baseSepolia } from 'viem/chains'
 import { describe, expect, it } from 'vitest'
 import { mcpToolNames } from '../harness/mcpToolNames.js'
 import { cliCommands } from '../src/cli/commands.js'
+import { createDevnetFacilitator } from '../src/devnet/facilitator.js'
 import * as root from '../src/index.js'
 import { vaultTools } from '../src/mcp/tools/index.js'
+import { paywallSchemes } from '../src/plugins/paywallSchemes.js'
 
 const repo = join(import.meta.dirname, '..')
 const read = (file: string) => readFileSync(join(repo, file), 'utf8')
@@ -148,6 +152,61 @@ describe('Add an SDK action: every action is exported by x402-vault and bound on
     expect(
       missingParts(members, (name) => [
         ['its export in src/index.ts', typeof exported[name] === 'function'],
+      ]),
+    ).toEqual([])
+  })
+})
+
+describe('Add a scheme: every scheme in the paywall’s table (src/plugins/paywallSchemes.ts) has its parts', () => {
+  const files = {
+    feed: read('src/sdk/seller/merchantSettlement.ts'),
+    record: read('src/sdk/sweep/settlementRecord.ts'),
+    facilitatorClient: read('src/plugins/facilitatorClient.ts'),
+    sellerGuide: read('docs/seller.md'),
+    sellerTests: readdirSync(join(repo, 'test/seller'))
+      .filter((file) => file.endsWith('.devnet.test.ts'))
+      .map((file) => read(`test/seller/${file}`)),
+  }
+  // Offline: building the facilitator and listing what it supports reads no chain.
+  const supported = (['base', 'base-sepolia'] as const).map((chain) => ({
+    chain,
+    kinds: createDevnetFacilitator({
+      rpcUrl: 'http://127.0.0.1:9',
+      chain: root.vaultChains[chain].viemChain,
+      account: privateKeyToAccount(generatePrivateKey()),
+    }).getSupported().kinds,
+  }))
+
+  it('the devnet facilitator settles it on both chains, the sweeper feed and its record name it, the seller guide has its section, and a seller devnet test sells with it', () => {
+    expect(
+      missingParts(paywallSchemes, (scheme) => [
+        ...supported.map(
+          ({ chain, kinds }) =>
+            [
+              `x402's facilitator scheme registered in src/devnet/facilitator.ts (${chain})`,
+              kinds.some((kind) => kind.scheme === scheme),
+            ] as [string, boolean],
+        ),
+        [
+          'what of it reaches the sweeper, in merchantSettlementOf (src/sdk/seller/merchantSettlement.ts)',
+          files.feed.includes(`'${scheme}'`),
+        ],
+        [
+          'its name in SettlementRecord.scheme (src/sdk/sweep/settlementRecord.ts)',
+          files.record.includes(`'${scheme}'`),
+        ],
+        [
+          'its answers without a transaction, or none, in src/plugins/facilitatorClient.ts',
+          scheme === 'exact' || files.facilitatorClient.includes(`'${scheme}'`),
+        ],
+        [
+          'a section `## … (<scheme>)` in docs/seller.md (exact, the default, is the guide itself)',
+          scheme === 'exact' || new RegExp(`^## .*\\(${scheme}\\)$`, 'm').test(files.sellerGuide),
+        ],
+        [
+          `a seller devnet test selling with it (scheme: '${scheme}' in test/seller/*.devnet.test.ts)`,
+          files.sellerTests.some((text) => text.includes(`scheme: '${scheme}'`)),
+        ],
       ]),
     ).toEqual([])
   })

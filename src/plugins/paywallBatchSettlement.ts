@@ -135,31 +135,43 @@ export function paywallBatchSettlement(parameters: {
     } as SettlementHookContext)
   }
 
+  /** x402's manager would claim (and refund) every stored channel, whatever its token: each takes its own. */
+  const ownChannels = (channels: Channel[], { token }: Manager) =>
+    channels.filter(
+      (channel) =>
+        isAddressEqual(channel.channelConfig.token, token) &&
+        isAddressEqual(channel.channelConfig.receiver, payTo),
+    )
+
   const jobs = {
     claim: async (entry: Manager) => {
       await entry.manager.claim({
-        // x402's manager would claim every stored channel, whatever its token: each claims its own.
         selectClaimChannels: (channels) =>
-          claimedOnChain(
-            vault,
-            storage,
-            channels.filter(
-              (channel) =>
-                isAddressEqual(channel.channelConfig.token, entry.token) &&
-                isAddressEqual(channel.channelConfig.receiver, payTo),
-            ),
-          ),
+          claimedOnChain(vault, storage, ownChannels(channels, entry)),
       })
-      // A refund is the channel's own whatever the manager: one manager refunds them all.
-      if (options.refundIdleAfterMs !== false && entry === managers[0]) {
-        await entry.manager.refundIdleChannels({
-          idleSecs: Math.ceil(options.refundIdleAfterMs / 1000),
-        })
+      if (options.refundIdleAfterMs !== false) {
+        await refundIdle(entry, options.refundIdleAfterMs)
       }
     },
     settle: settleOwed,
   }
   type Job = keyof typeof jobs
+
+  /**
+   * Refunds this token's channels idle for `idleMs` that hold something unclaimed, after the claim (which
+   * brought their `totalClaimed` up to the chain's, so a refund carries no claim row that moves nothing).
+   * x402's `refundIdleChannels` would also take a channel whose deposit was all charged: its refund of 0
+   * reverts (`ZeroRefund`), fails the job at every interval, and keeps the channels after it unrefunded.
+   */
+  async function refundIdle(entry: Manager, idleMs: number) {
+    const now = Date.now()
+    const idle = ownChannels(await storage.list(), entry).filter(
+      (channel) =>
+        BigInt(channel.balance) > BigInt(channel.chargedCumulativeAmount) &&
+        now - channel.lastRequestTimestamp >= idleMs,
+    )
+    if (idle.length > 0) await entry.manager.refund(idle.map((channel) => channel.channelId))
+  }
 
   // One job at a time in this instance; each under the storage's lock, when it has one.
   let queue: Promise<void> = Promise.resolve()

@@ -1,16 +1,23 @@
+/**
+ * Batched micropayments (`scheme: 'batch-settlement'`) end to end on the devnet: x402's stock batch-settlement
+ * buyer (its fetch wrapper and batch-settlement EVM client scheme, spend controls on; on Base Sepolia opted in to
+ * the vault's USDC) pays a `createPaywall` route at 0.001 USDC; the first request deposits into x402's escrow,
+ * the others sign vouchers that move nothing; the paywall runs x402's channel manager, which claims the vouchers
+ * and settles them to the merchant through the devnet's facilitator, and the sweeper hears of the settlement
+ * alone. Amounts are checked to the base unit on chain.
+ */
 import { decodePaymentRequiredHeader } from '@x402/core/http'
+import { InMemoryChannelStorage } from '@x402/evm/batch-settlement/server'
 import { Hono } from 'hono'
-import {
-  decodeFunctionData,
-  erc20Abi,
-  type Hex,
-  isAddressEqual,
-  parseAbi,
-  parseEventLogs,
-  type TransactionReceipt,
-} from 'viem'
+import { erc20Abi, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
+import {
+  batchBuyerFetch,
+  batchSettlementAbi,
+  escrowActivity,
+  nextEscrowEvent,
+} from '../../harness/batchSettlement.js'
 import type { CountingProxy } from '../../harness/countingProxy.js'
 import {
   approvePermit2Once,
@@ -20,7 +27,7 @@ import {
   sweepEvents,
   usdcBalance,
 } from '../../harness/merchant.js'
-import { buyerClient, paymentResponseOf } from '../../harness/merchantApps.js'
+import { paymentResponseOf } from '../../harness/merchantApps.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { type AttachToResourceServerOptions, parseUsdc, type Sweeper } from '../../src/index.js'
 import { createPaywall, createPostgresChannelStorage } from '../../src/plugins/hono.js'
@@ -33,18 +40,6 @@ const chains = [{ chain: 'base-sepolia' }, { chain: 'base' }] as const
 
 /** The route's price: 0.001 USDC. */
 const price = 1_000n
-
-/** x402's batch-settlement contract as published: the events these tests read. */
-const batchSettlementAbi = parseAbi([
-  'struct ChannelConfig { address payer; address payerAuthorizer; address receiver; address receiverAuthorizer; address token; uint40 withdrawDelay; bytes32 salt; }',
-  'event Deposited(bytes32 indexed channelId, address indexed sender, uint128 amount, uint128 newBalance)',
-  'event Claimed(bytes32 indexed channelId, address indexed sender, uint128 claimAmount, uint128 newTotalClaimed)',
-  'event Settled(address indexed receiver, address indexed token, address indexed sender, uint128 amount)',
-  'struct Voucher { ChannelConfig channel; uint128 maxClaimableAmount; }',
-  'struct VoucherClaim { Voucher voucher; bytes signature; uint128 totalClaimed; }',
-  'function claim(VoucherClaim[] voucherClaims)',
-  'function claimWithSignature(VoucherClaim[] voucherClaims, bytes authorizerSignature)',
-])
 
 type SweepOptions = Omit<AttachToResourceServerOptions, 'wallet'>
 
@@ -68,16 +63,8 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
   const merchantBalance = () => usdcBalance(devnet, merchant())
   const nextBlock = async () => (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
 
-  /** x402's stock batch-settlement buyer: spend controls on, on Base Sepolia opted in to the vault's USDC. */
-  const batchBuyer = (appFetch: typeof fetch, privateKey: Hex = devnet.accounts.buyer.privateKey) =>
-    buyerClient(
-      devnet,
-      appFetch,
-      privateKey,
-      undefined,
-      setting.chain === 'base-sepolia' ? 'opt-in' : 'stock',
-      'batch-settlement',
-    ).pay
+  const batchBuyer = (appFetch: typeof fetch, privateKey?: Hex) =>
+    batchBuyerFetch(devnet, appFetch, privateKey)
 
   /** A Hono shop selling `GET /tick` at 0.001 USDC with batch-settlement, its sweeper's events recorded. */
   async function openShop(sweep: SweepOptions | false, batchSettlement: PaywallBatchSettlement) {
@@ -113,25 +100,7 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
     return { paywall, events, appFetch, url: 'http://merchant.test/tick' }
   }
 
-  /** The batch-settlement contract's events in the facilitator's transactions since `fromBlock`. */
-  async function escrowEvents(fromBlock: bigint) {
-    const receipts = await receiptsFrom(devnet, facilitator(), fromBlock)
-    const events = (receipt: TransactionReceipt) =>
-      parseEventLogs({ abi: batchSettlementAbi, logs: receipt.logs }).filter((log) =>
-        isAddressEqual(log.address, x402BatchSettlementAddress),
-      )
-    return {
-      receipts,
-      settled: receipts.flatMap((receipt) =>
-        events(receipt)
-          .filter((log) => log.eventName === 'Settled')
-          .map((log) => ({ txHash: receipt.transactionHash, args: log.args })),
-      ),
-      claimed: receipts.flatMap((receipt) =>
-        events(receipt).filter((log) => log.eventName === 'Claimed'),
-      ),
-    }
-  }
+  const escrowEvents = (fromBlock: bigint) => escrowActivity(devnet, fromBlock)
 
   /** A new buyer with 1 USDC (and, on Base Sepolia, ETH for its one Permit2 approval, which it sends). */
   async function newBuyer(): Promise<Hex> {
@@ -200,8 +169,8 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
     await shop.paywall.close()
     const charged = price * BigInt(requests)
     const { settled, claimed } = await escrowEvents(firstBlock)
-    expect(claimed.map((log) => log.args.claimAmount)).toEqual([charged])
-    expect(settled.map((entry) => entry.args)).toEqual([
+    expect(claimed.map((log) => log.claimAmount)).toEqual([charged])
+    expect(settled.map(({ txHash: _, ...entry }) => entry)).toEqual([
       {
         receiver: merchant(),
         token: devnet.addresses.usdc,
@@ -278,15 +247,132 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
     await shop.paywall.close()
 
     const { settled } = await escrowEvents(firstBlock)
-    expect(settled.reduce((sum, entry) => sum + entry.args.amount, 0n)).toBe(charged)
+    expect(settled.reduce((sum, entry) => sum + entry.amount, 0n)).toBe(charged)
     // One settlement fed per settle transaction, with its amount, and nothing else.
     const fed = shop.events.deposits.flatMap((deposit) => deposit.settlements)
     expect(
       fed.map((settlement) => [settlement.txHash, settlement.amount, settlement.scheme]),
-    ).toEqual(settled.map((entry) => [entry.txHash, entry.args.amount, 'batch-settlement']))
+    ).toEqual(settled.map((entry) => [entry.txHash, entry.amount, 'batch-settlement']))
     expect(shop.events.deposits).toMatchObject([{ deposited: true, idleAmount: parseUsdc('10') }])
     expect(await merchantBalance()).toBe(reserve)
     expect(shop.events.problems).toEqual([])
+  })
+
+  it('a channel idle past refundIdleAfterMs is refunded to its buyer: it gets back exactly its deposit less what was claimed; the merchant’s wallet, books and sweeper see the settle alone, never the refund', async () => {
+    const requests = 3
+    const charged = price * BigInt(requests)
+    const storage = new InMemoryChannelStorage()
+    const start = await merchantBalance()
+    const buyerStart = await usdcBalance(devnet, buyer())
+    const firstBlock = await nextBlock()
+    // A seller that never refunds claims and settles the charges at close().
+    const reserve = start + charged - parseUsdc('10')
+    const seller = await openShop(
+      { minIdleThreshold: '10', reserve, debounceMs: 0 },
+      { storage, refundIdleAfterMs: false, claimIntervalMs: 3_600_000 },
+    )
+    const pay = batchBuyer(seller.appFetch)
+    for (let request = 0; request < requests; request++) {
+      expect((await pay(seller.url)).status).toBe(200)
+    }
+    const deposit = buyerStart - (await usdcBalance(devnet, buyer()))
+    expect(deposit).toBeGreaterThan(charged)
+    await seller.paywall.close()
+    expect(seller.events.deposits).toHaveLength(1)
+    const [channel] = await storage.list()
+    expect(channel?.totalClaimed).toBe(charged.toString())
+    // x402's scheme writes a voucher's channel with the totalClaimed it read when it verified it: a
+    // claim mined meanwhile is forgotten in the storage. Here the storage forgets the whole claim, and
+    // x402's refund, which builds a claim from the stored state, would carry a row that claims nothing.
+    await storage.updateChannel(channel?.channelId as string, (current) =>
+      current ? { ...current, totalClaimed: '0' } : current,
+    )
+
+    // The seller restarts with idle refunds on; the channel has been idle since the last request.
+    const refundFrom = await nextBlock()
+    const refundSeen = nextEscrowEvent(devnet, 'Refunded', refundFrom)
+    const restarted = await openShop(
+      { minIdleThreshold: '10', reserve, debounceMs: 0 },
+      { storage, refundIdleAfterMs: 1_000, claimIntervalMs: 100, settleIntervalMs: 150 },
+    )
+    const { txHash: refundTx, blockNumber: refundBlock } = await refundSeen
+    await restarted.paywall.close()
+
+    const escrow = await escrowActivity(devnet, firstBlock)
+    expect(escrow.refunded).toEqual([
+      {
+        channelId: channel?.channelId,
+        sender: facilitator(),
+        amount: deposit - charged,
+        txHash: refundTx,
+      },
+    ])
+    // The buyer paid exactly the charges; nothing of its deposit is left in the escrow.
+    expect(buyerStart - (await usdcBalance(devnet, buyer()))).toBe(charged)
+    const [balance, totalClaimed] = await t.publicClient.readContract({
+      address: x402BatchSettlementAddress,
+      abi: batchSettlementAbi,
+      functionName: 'channels',
+      args: [channel?.channelId as Hex],
+    })
+    expect([balance, totalClaimed]).toEqual([charged, charged])
+    // One claim of the charges, before the restart, and no claim row since: none claimed nothing.
+    expect(escrow.claimed.map((log) => log.claimAmount)).toEqual([charged])
+    expect(escrow.claimRows).toBe(1)
+    expect(await storage.list()).toEqual([])
+    // The merchant received the settle alone, and its sweeper heard of nothing else.
+    expect(escrow.settled.map((entry) => entry.amount)).toEqual([charged])
+    expect(seller.events.deposits[0]?.settlements.map((settled) => settled.txHash)).toEqual([
+      escrow.settled[0]?.txHash,
+    ])
+    expect(restarted.events.deposits).toEqual([])
+    expect([...seller.events.problems, ...restarted.events.problems]).toEqual([])
+    expect(await merchantBalance()).toBe(reserve)
+    const books = await t.vault.getLedger({
+      wallet: merchant(),
+      fromBlock: refundFrom,
+      toBlock: refundBlock,
+    })
+    expect(books.entries).toEqual([])
+  })
+
+  it('an idle channel whose deposit was all charged is claimed and left in place: it keeps no other idle channel from its refund, and no refund of nothing is tried', async () => {
+    const spender = await newBuyer()
+    const storage = new InMemoryChannelStorage()
+    const start = await merchantBalance()
+    const lightStart = await usdcBalance(devnet, buyer())
+    const firstBlock = await nextBlock()
+    // No sweep: nothing here reaches 10 idle USDC; the sweeper's problems are the paywall's.
+    const shop = await openShop(
+      { minIdleThreshold: '10', reserve: start + parseUsdc('10') },
+      { storage, claimIntervalMs: 100, settleIntervalMs: 150, refundIdleAfterMs: 1_000 },
+    )
+    // The first buyer spends its whole deposit (x402's buyer deposits ten prices); its channel is stored first.
+    const spend = batchBuyer(shop.appFetch, spender)
+    for (let request = 0; request < 10; request++) {
+      expect((await spend(shop.url)).status).toBe(200)
+    }
+    const refundSeen = nextEscrowEvent(devnet, 'Refunded', firstBlock)
+    expect((await batchBuyer(shop.appFetch)(shop.url)).status).toBe(200)
+    const deposit = lightStart - (await usdcBalance(devnet, buyer()))
+    // The light buyer's refund, or the first problem the paywall reports.
+    await Promise.race([refundSeen, shop.events.problem(() => true)])
+    await shop.paywall.close()
+
+    expect(shop.events.problems.map((problem) => problem.error.message)).toEqual([])
+    const escrow = await escrowActivity(devnet, firstBlock)
+    const channels = [...new Set(escrow.claimed.map((log) => log.channelId))]
+    expect(channels).toHaveLength(2)
+    const [spent, light] = channels as [Hex, Hex]
+    expect(escrow.refunded).toMatchObject([{ channelId: light, amount: deposit - price }])
+    expect(lightStart - (await usdcBalance(devnet, buyer()))).toBe(price)
+    expect(escrow.settled.reduce((sum, entry) => sum + entry.amount, 0n)).toBe(11n * price)
+    expect((await merchantBalance()) - start).toBe(11n * price)
+    expect(escrow.claimRows).toBe(escrow.claimed.length)
+    // The spent channel stays in the storage, all claimed: its buyer may top it up and come back.
+    expect(
+      (await storage.list()).map((channel) => [channel.channelId, channel.totalClaimed]),
+    ).toEqual([[spent, (10n * price).toString()]])
   })
 
   it('two instances share one Postgres: concurrent buyers pay either, both claim jobs run, no voucher is claimed twice, and the merchant receives exactly the charges', async () => {
@@ -328,25 +414,22 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
     await Promise.all(shops.map((shop) => shop.paywall.close()))
 
     const charged = price * BigInt(requestsEach * buyers.length)
-    const { receipts, settled, claimed } = await escrowEvents(firstBlock)
-    expect(settled.reduce((sum, entry) => sum + entry.args.amount, 0n)).toBe(charged)
+    const { settled, claimed, claimRows } = await escrowEvents(firstBlock)
+    expect(settled.reduce((sum, entry) => sum + entry.amount, 0n)).toBe(charged)
     expect((await merchantBalance()) - start).toBe(charged)
     // The ledger books one row per settle, and between them counts every voucher claimed, exactly.
     const ledger = await t.readOnly.getLedger({ wallet: merchant(), fromBlock: firstBlock })
     expect(ledger.reconciled).toBe(true)
     const settles = ledger.entries.filter((entry) => entry.x402Scheme === 'batch-settlement')
     expect(settles.map((entry) => [entry.txHash, entry.amount])).toEqual(
-      settled.map((entry) => [entry.txHash, entry.args.amount]),
+      settled.map((entry) => [entry.txHash, entry.amount]),
     )
     expect(settles.reduce((sum, entry) => sum + (entry.vouchers ?? 0), 0)).toBe(claimed.length)
     expect(ledger.totals.receivedX402).toBe(charged)
     // Each channel claimed exactly its buyer's charges, in rising totals.
     const byChannel = new Map<string, bigint[]>()
     for (const log of claimed) {
-      byChannel.set(log.args.channelId, [
-        ...(byChannel.get(log.args.channelId) ?? []),
-        log.args.newTotalClaimed,
-      ])
+      byChannel.set(log.channelId, [...(byChannel.get(log.channelId) ?? []), log.newTotalClaimed])
     }
     expect(byChannel.size).toBe(buyers.length)
     for (const totals of byChannel.values()) {
@@ -354,25 +437,6 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
       expect(totals).toEqual([...new Set(totals)].sort((a, b) => (a < b ? -1 : 1)))
     }
     // No voucher claimed twice: every row of every claim transaction claimed something new.
-    let claimRows = 0
-    for (const receipt of receipts) {
-      if (!receipt.to || !isAddressEqual(receipt.to, x402BatchSettlementAddress)) continue
-      const { input } = await t.publicClient.getTransaction({ hash: receipt.transactionHash })
-      let rows: readonly unknown[]
-      try {
-        const call = decodeFunctionData({ abi: batchSettlementAbi, data: input })
-        rows = call.args[0] as readonly unknown[]
-      } catch {
-        continue // a deposit (or a settle), not a claim
-      }
-      claimRows += rows.length
-      const claims = parseEventLogs({
-        abi: batchSettlementAbi,
-        eventName: 'Claimed',
-        logs: receipt.logs,
-      })
-      expect(claims).toHaveLength(rows.length)
-    }
     expect(claimRows).toBe(claimed.length)
   })
 })
