@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { request as httpRequest } from 'node:http'
 import { StreamableHTTPClientTransport, Client as V2Client } from '@modelcontextprotocol/client'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -141,4 +142,38 @@ export async function rpcAnswer(response: Response): Promise<Record<string, unkn
     return JSON.parse(data.at(-1) ?? 'null')
   }
   return JSON.parse(text)
+}
+
+/**
+ * POSTs one JSON-RPC message to `<origin>/mcp` through node:http, which (unlike fetch) lets the
+ * caller set `Host`, as a page reached through DNS rebinding sends it.
+ */
+export function rawPost(
+  origin: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      `${origin}/mcp`,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+      },
+      (incoming) => {
+        let text = ''
+        incoming.setEncoding('utf8')
+        incoming.on('data', (chunk: string) => {
+          text += chunk
+        })
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body: text }))
+      },
+    )
+    outgoing.on('error', reject)
+    outgoing.end(JSON.stringify(body))
+  })
 }
