@@ -29,6 +29,14 @@ export type HttpMcp = {
   stderr: () => string
   /** The request log's lines so far. */
   requests: () => RequestLogLine[]
+  /**
+   * Resolves with the first request log line that matches, once the server has written it: a line
+   * comes through a pipe, so it may arrive after the client has its answer.
+   */
+  untilRequest: (
+    matches: (line: RequestLogLine) => boolean,
+    timeoutMs?: number,
+  ) => Promise<RequestLogLine>
   /** Sends `signal` (SIGTERM by default) and resolves with the exit code. */
   stop: (signal?: NodeJS.Signals) => Promise<number | null>
 }
@@ -56,16 +64,34 @@ export async function startHttpMcp(
     child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${stderr}`)))
   })
   const origin = `http://127.0.0.1:${port}`
+  const requests = () =>
+    stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as RequestLogLine)
   return {
     origin,
     url: `${origin}/mcp`,
     child,
     stderr: () => stderr,
-    requests: () =>
-      stderr
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as RequestLogLine),
+    requests,
+    untilRequest(matches, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const look = () => {
+          const line = requests().find(matches)
+          if (!line) return
+          clearTimeout(timer)
+          child.stderr?.off('data', look)
+          resolve(line)
+        }
+        const timer = setTimeout(() => {
+          child.stderr?.off('data', look)
+          reject(new Error(`no such request log line within ${timeoutMs} ms`))
+        }, timeoutMs)
+        child.stderr?.on('data', look)
+        look()
+      })
+    },
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null) return child.exitCode
       const exited = once(child, 'exit')
