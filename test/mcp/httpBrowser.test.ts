@@ -91,8 +91,8 @@ async function callFrom(origin: string) {
 it('a page on the allowed origin lists the six tools with fetch, and reads a refusal’s reason', async () => {
   const { list, get } = await callFrom(allowedPage)
   expect(list).toMatchObject({ status: 200 })
-  const tools = (list as { body: { result: { tools: { name: string }[] } } }).body.result.tools
-  expect(tools.map((tool) => tool.name)).toEqual([...mcpToolNames])
+  const tools = (list.body as { result: { tools: { name: string }[] } } | undefined)?.result.tools
+  expect(tools?.map((tool) => tool.name)).toEqual([...mcpToolNames])
   expect(get).toMatchObject({
     status: 405,
     body: { error: { data: { reason: 'METHOD_NOT_ALLOWED' } } },

@@ -2,7 +2,13 @@ import { expect, it } from 'vitest'
 import { addCorsHeaders } from '../../../src/mcp/http/addCorsHeaders.js'
 
 const allowed = new Set(['https://app.example.com'])
-const headersOf = (response: Response) => Object.fromEntries(response.headers.entries())
+const headersOf = (response: Response) => {
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  return headers
+}
 const answer = () =>
   new Response('{}', {
     status: 429,
