@@ -60,8 +60,10 @@ export type BenchReport = {
   sdk: Record<string, SdkCall>
   /** `npx -y x402-vault@beta` from a local registry; `null` in a smoke run (the tests start it). */
   npxStart: NpxStart | null
-  /** `x402-vault mcp --http` with 50 clients at once. */
+  /** `x402-vault mcp --http` with the bearer token, 50 clients at once. */
   mcpHttp: McpHttpLoad
+  /** `x402-vault mcp --http --public`, 50 clients at once, each by its own address: the same budgets. */
+  mcpHttpPublic: McpHttpLoad
   /** `tools/list`: its size, the official v1 client's CPU in `listTools()`, the server's time. */
   mcpListing: McpListing
   /** One ledger scan over a busy stretch of chain. */
@@ -104,6 +106,7 @@ export type Measurements = {
   sdk: Record<string, SdkCall>
   npxStart: NpxStart | null
   mcpHttp: McpHttpLoad
+  mcpHttpPublic: McpHttpLoad
   mcpListing: McpListing
   x402Gas: Measured<X402Gas>
   schemeGas: Measured<SchemeGas>
@@ -158,8 +161,10 @@ export function buildReport(
     atMost('npxStart.coldMs', measured.npxStart?.coldMs ?? null, 3000, 'ms'),
     atMost('npxStart.coldMaxMs', measured.npxStart?.coldMaxMs ?? null, 8000, 'ms'),
     atMost('npxStart.warmMs', measured.npxStart?.warmMs ?? null, 1500, 'ms'),
-    atMost('mcpHttp.toolsList.serverP50Ms', measured.mcpHttp.toolsList.serverP50Ms, 2, 'ms'),
-    atMost('mcpHttp.readTool.ratio', measured.mcpHttp.readTool.ratio, 1.5, '× its RPC round trip'),
+    ...(['mcpHttp', 'mcpHttpPublic'] as const).flatMap((key) => [
+      atMost(`${key}.toolsList.serverP50Ms`, measured[key].toolsList.serverP50Ms, 2, 'ms'),
+      atMost(`${key}.readTool.ratio`, measured[key].readTool.ratio, 1.5, '× its RPC round trip'),
+    ]),
     atMost('mcpListing.bytes', measured.mcpListing.bytes, 25_000, 'bytes'),
     atMost('mcpListing.v1ListToolsCpuMs', measured.mcpListing.v1ListToolsCpuMs, 150, 'ms'),
     atMost('npxStart.installedMb', measured.npxStart?.installedMb ?? null, 10, 'MB'),
@@ -195,6 +200,7 @@ export function buildReport(
     sdk: measured.sdk,
     npxStart: measured.npxStart,
     mcpHttp: measured.mcpHttp,
+    mcpHttpPublic: measured.mcpHttpPublic,
     mcpListing: measured.mcpListing,
     ledger,
     x402Gas,
@@ -309,23 +315,29 @@ export function formatReport(report: BenchReport): string {
         return [name, value, check ? `≤ ${check.max} ${check.unit}` : '—', verdict(check)]
       })
     : [['npx -y x402-vault@beta', 'not run in a smoke run', '', '']]
-  const http = report.mcpHttp
+  const loadRows = (key: 'mcpHttp' | 'mcpHttpPublic', label: string) => {
+    const http = report[key]
+    return [
+      [
+        `tools/list, ${label}: the server's time per request (p50; ${http.clients} clients at once)`,
+        `${http.toolsList.serverP50Ms} ms`,
+        `${key}.toolsList.serverP50Ms`,
+      ],
+      [
+        '  … as the clients saw it (p50, mostly the wait in line)',
+        `${http.toolsList.clientP50Ms} ms`,
+        '',
+      ],
+      [
+        `  vault_status p50 ÷ its RPC request's p50 (${http.readTool.p50Ms} ÷ ${http.readTool.rpcP50Ms} ms)`,
+        `${http.readTool.ratio}×`,
+        `${key}.readTool.ratio`,
+      ],
+    ]
+  }
   const httpRows = [
-    [
-      `tools/list, the server's time per request (p50; ${http.clients} clients at once)`,
-      `${http.toolsList.serverP50Ms} ms`,
-      'mcpHttp.toolsList.serverP50Ms',
-    ],
-    [
-      '  … as the clients saw it (p50, mostly the wait in line)',
-      `${http.toolsList.clientP50Ms} ms`,
-      '',
-    ],
-    [
-      `vault_status p50 ÷ its RPC request's p50 (${http.readTool.p50Ms} ÷ ${http.readTool.rpcP50Ms} ms)`,
-      `${http.readTool.ratio}×`,
-      'mcpHttp.readTool.ratio',
-    ],
+    ...loadRows('mcpHttp', 'with the bearer token'),
+    ...loadRows('mcpHttpPublic', 'public (each client by its address)'),
     [
       'tools/list size (the 2025-era answer, bytes)',
       `${report.mcpListing.bytes} B`,

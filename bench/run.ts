@@ -75,7 +75,8 @@ try {
   const sdk = await measureSdkCalls(ctx)
   const coldStart = await measureColdStart(ctx)
   const importTime = measureImportTime(ctx)
-  const mcpHttp = await measureMcpHttp(ctx)
+  const mcpHttp = await measureMcpHttp(ctx, 'bearer')
+  const mcpHttpPublic = await measureMcpHttp(ctx, 'public')
   const mcpListing = await measureMcpListing(ctx)
   await revokeAllowance(devnet)
   // First among the seller rows: it measures the buyer's Permit2 approval, after which the buyer pays
@@ -87,6 +88,7 @@ try {
     coldStart,
     importTime,
     mcpHttp,
+    mcpHttpPublic,
     mcpListing,
     x402Gas,
     paidRequestLatency: await measurePaidRequestLatency(ctx),

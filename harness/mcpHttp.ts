@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { request as httpRequest } from 'node:http'
 import { StreamableHTTPClientTransport, Client as V2Client } from '@modelcontextprotocol/client'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -28,6 +29,14 @@ export type HttpMcp = {
   stderr: () => string
   /** The request log's lines so far. */
   requests: () => RequestLogLine[]
+  /**
+   * Resolves with the first request log line that matches, once the server has written it: a line
+   * comes through a pipe, so it may arrive after the client has its answer.
+   */
+  untilRequest: (
+    matches: (line: RequestLogLine) => boolean,
+    timeoutMs?: number,
+  ) => Promise<RequestLogLine>
   /** Sends `signal` (SIGTERM by default) and resolves with the exit code. */
   stop: (signal?: NodeJS.Signals) => Promise<number | null>
 }
@@ -55,16 +64,34 @@ export async function startHttpMcp(
     child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${stderr}`)))
   })
   const origin = `http://127.0.0.1:${port}`
+  const requests = () =>
+    stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as RequestLogLine)
   return {
     origin,
     url: `${origin}/mcp`,
     child,
     stderr: () => stderr,
-    requests: () =>
-      stderr
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as RequestLogLine),
+    requests,
+    untilRequest(matches, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const look = () => {
+          const line = requests().find(matches)
+          if (!line) return
+          clearTimeout(timer)
+          child.stderr?.off('data', look)
+          resolve(line)
+        }
+        const timer = setTimeout(() => {
+          child.stderr?.off('data', look)
+          reject(new Error(`no such request log line within ${timeoutMs} ms`))
+        }, timeoutMs)
+        child.stderr?.on('data', look)
+        look()
+      })
+    },
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null) return child.exitCode
       const exited = once(child, 'exit')
@@ -141,4 +168,38 @@ export async function rpcAnswer(response: Response): Promise<Record<string, unkn
     return JSON.parse(data.at(-1) ?? 'null')
   }
   return JSON.parse(text)
+}
+
+/**
+ * POSTs one JSON-RPC message to `<origin>/mcp` through node:http, which (unlike fetch) lets the
+ * caller set `Host`, as a page reached through DNS rebinding sends it.
+ */
+export function rawPost(
+  origin: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      `${origin}/mcp`,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+      },
+      (incoming) => {
+        let text = ''
+        incoming.setEncoding('utf8')
+        incoming.on('data', (chunk: string) => {
+          text += chunk
+        })
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body: text }))
+      },
+    )
+    outgoing.on('error', reject)
+    outgoing.end(JSON.stringify(body))
+  })
 }

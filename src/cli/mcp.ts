@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { UsageError } from './usageError.js'
 
-const mcpUsage = `Usage: x402-vault mcp [--http [--port <port>] [--host <address>]]
+const mcpUsage = `Usage: x402-vault mcp [--http [--port <port>] [--host <address>] [--public]]
 
 Starts the x402-vault MCP server for AI clients (Claude Desktop, Claude Code, Cursor, Codex…): over
 stdio by default, or over Streamable HTTP at POST /mcp with --http. It reads the vault on Base Sepolia
@@ -11,6 +11,7 @@ Options:
   --http              serve Streamable HTTP (stateless) instead of stdio
   --port <port>       the HTTP port (default VAULT_MCP_PORT, else 8402; 0 picks a free one)
   --host <address>    the address to listen on (default 127.0.0.1); beyond loopback a token is required
+  --public            serve anyone without authentication (a public endpoint; VAULT_MCP_ALLOWED_HOSTS required)
 
 Environment:
   BASE_SEPOLIA_RPC_URL        RPC URL (default https://sepolia.base.org)
@@ -19,8 +20,12 @@ Environment:
   VAULT_ADDRESSES             path to an addresses JSON (such as the devnet's)
   MCP_LOG_LEVEL               debug, info (default), warn or error; logs go to stderr
   VAULT_MCP_HTTP_TOKEN        HTTP: the bearer token clients must send (required off loopback)
-  VAULT_MCP_ALLOWED_ORIGINS   HTTP: comma-separated origins allowed to call (browser clients)
+  VAULT_MCP_PUBLIC            HTTP: 1 to serve anyone without authentication, as --public does
+  VAULT_MCP_ALLOWED_HOSTS     HTTP: comma-separated host names served (required when public)
+  VAULT_MCP_ALLOWED_ORIGINS   HTTP: comma-separated origins allowed to call (browser clients, CORS)
+  VAULT_MCP_TRUST_PROXY       HTTP: the header your proxy writes the client address in (default none)
   VAULT_MCP_RATE_LIMIT        HTTP: requests per minute per client (default 600)
+  VAULT_MCP_SERVER_RATE_LIMIT HTTP: requests per minute from all clients together (default 6000)
   VAULT_MCP_MAX_CONCURRENT    HTTP: requests served at once (default 128)
   VAULT_MCP_REQUEST_TIMEOUT   HTTP: seconds one request may take (default 30)`
 
@@ -39,6 +44,7 @@ export async function runMcpCommand(argv: string[]): Promise<number> {
       http: { type: 'boolean' },
       port: { type: 'string' },
       host: { type: 'string' },
+      public: { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
@@ -48,9 +54,9 @@ export async function runMcpCommand(argv: string[]): Promise<number> {
     return 0
   }
   if (!values.http) {
-    if (values.port !== undefined || values.host !== undefined) {
+    if (values.port !== undefined || values.host !== undefined || values.public) {
       throw new UsageError(
-        '--port and --host go with --http; over stdio there is nothing to listen on.',
+        '--port, --host and --public go with --http; over stdio there is nothing to listen on.',
       )
     }
     const { runStdioServer } = await import('../mcp/stdio.js')
@@ -67,7 +73,11 @@ export async function runMcpCommand(argv: string[]): Promise<number> {
     )
   }
   const { runHttpServer } = await import('../mcp/httpServer.js')
-  const code = await runHttpServer(process.env, { port: values.port, host: values.host })
+  const code = await runHttpServer(process.env, {
+    port: values.port,
+    host: values.host,
+    public: values.public,
+  })
   // Idle keep-alive sockets to the RPC would hold the process open a few seconds more.
   process.exit(code)
 }

@@ -38,10 +38,18 @@ export type McpEnv = {
   VAULT_MCP_PORT?: string | undefined
   /** Streamable HTTP only: the bearer token clients must send; required off loopback. */
   VAULT_MCP_HTTP_TOKEN?: string | undefined
+  /** Streamable HTTP only: `1` serves anyone without authentication (a public endpoint). */
+  VAULT_MCP_PUBLIC?: string | undefined
   /** Streamable HTTP only: comma-separated origins (`https://app.example.com`) allowed to call. */
   VAULT_MCP_ALLOWED_ORIGINS?: string | undefined
+  /** Streamable HTTP only: comma-separated host names the server answers for; required when public. */
+  VAULT_MCP_ALLOWED_HOSTS?: string | undefined
+  /** Streamable HTTP only: the header the proxy in front writes the client's address in. */
+  VAULT_MCP_TRUST_PROXY?: string | undefined
   /** Streamable HTTP only: requests per minute per client, default 600. */
   VAULT_MCP_RATE_LIMIT?: string | undefined
+  /** Streamable HTTP only: requests per minute from all clients together, default 6000. */
+  VAULT_MCP_SERVER_RATE_LIMIT?: string | undefined
   /** Streamable HTTP only: requests served at once, default 128. */
   VAULT_MCP_MAX_CONCURRENT?: string | undefined
   /** Streamable HTTP only: seconds a request may take, default 30. */

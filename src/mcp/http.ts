@@ -5,8 +5,9 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/server'
-import type { McpConfig } from './config.js'
+import { type McpConfig, McpConfigError } from './config.js'
 import { acceptsJson } from './http/acceptsJson.js'
+import { addCorsHeaders } from './http/addCorsHeaders.js'
 import { bearerToken } from './http/bearerToken.js'
 import { bodyWithinLimit } from './http/bodyWithinLimit.js'
 import {
@@ -17,6 +18,8 @@ import {
   refusalResponse,
   refuse,
 } from './http/check.js'
+import { clientAddress, headerNamePattern } from './http/clientAddress.js'
+import { corsPreflight } from './http/corsPreflight.js'
 import { hostAllowed } from './http/hostAllowed.js'
 import { jsonContentType } from './http/jsonContentType.js'
 import { isPlainToolsList, listingAnswer } from './http/listing.js'
@@ -32,6 +35,7 @@ import { isEventStream, trackBody, untilFirstEvent } from './http/streams.js'
 import { validJsonRpc } from './http/validJsonRpc.js'
 import { withinCapacity } from './http/withinCapacity.js'
 import { withinRateLimit } from './http/withinRateLimit.js'
+import { withinServerRateLimit } from './http/withinServerRateLimit.js'
 import { createLogger, type McpLogger } from './logger.js'
 import { createVaultMcp } from './server.js'
 import { createSharedLegacyServer } from './sharedLegacyServer.js'
@@ -48,8 +52,16 @@ export type McpHttpHandlerOptions = {
    */
   token?: string | undefined
   /**
+   * Serves anyone, without authentication, on purpose (a public read-and-plan endpoint): the handler
+   * then refuses to be created with a `token`, or without `allowedHosts` (the names it is reached by).
+   * Limit it with `rateLimitPerMinute` per client (see `trustProxyHeader`) and
+   * `serverRateLimitPerMinute` in all.
+   */
+  public?: boolean | undefined
+  /**
    * Origins (`https://app.example.com`) whose browser pages may call. A request with another
-   * `Origin` is refused (403); one without `Origin` (a non-browser client) passes.
+   * `Origin` is refused (403); one without `Origin` (a non-browser client) passes. The handler answers
+   * their CORS preflights and lets them read every answer (`Access-Control-Allow-Origin`).
    */
   allowedOrigins?: readonly string[] | undefined
   /**
@@ -58,6 +70,13 @@ export type McpHttpHandlerOptions = {
    * request for another host is refused (403): that is what defeats DNS rebinding.
    */
   allowedHosts?: readonly string[] | undefined
+  /**
+   * The request header in which the proxy in front writes the client's address (`x-forwarded-for`,
+   * whose last entry counts, `cf-connecting-ip`, `x-real-ip`…): the per-client rate limit and the
+   * request log then go by it instead of the connection's address. Unset by default: set it only
+   * when every request comes through that proxy, since a client can write any address there.
+   */
+  trustProxyHeader?: string | undefined
   /** The largest request body, in bytes; default 65,536 (64 KiB). Larger is refused with 413. */
   maxBodyBytes?: number | undefined
   /** How long a request may take, in milliseconds; default 30,000. Longer is answered 504. */
@@ -66,6 +85,11 @@ export type McpHttpHandlerOptions = {
   maxConcurrent?: number | undefined
   /** Requests per minute one client may make; default 600. More are refused with 429 and `Retry-After`. */
   rateLimitPerMinute?: number | undefined
+  /**
+   * Requests per minute the handler takes from all its clients together; default 6,000. More are
+   * refused with 429 and `Retry-After`.
+   */
+  serverRateLimitPerMinute?: number | undefined
   /** Where the server's log lines go; by default stderr at `config.logLevel`. */
   logger?: McpLogger | undefined
   /**
@@ -80,7 +104,10 @@ export type McpHttpHandlerOptions = {
 
 /** Who is calling, for the rate limit and the request log: the Node adapter gives the remote address. */
 export type McpHttpRequestInfo = {
-  /** A stable name for the caller, such as its IP address; `unknown` when left out. */
+  /**
+   * A stable name for the caller, such as its IP address; `unknown` when left out. The header named
+   * by `trustProxyHeader`, when the request has it, wins.
+   */
   client?: string | undefined
 }
 
@@ -112,6 +139,7 @@ const defaults = {
   requestTimeoutMs: 30_000,
   maxConcurrent: 128,
   rateLimitPerMinute: 600,
+  serverRateLimitPerMinute: 6_000,
   allowedHosts: ['localhost', '127.0.0.1', '[::1]'],
 }
 
@@ -122,31 +150,38 @@ const defaults = {
  * (`tools/call`, `tools/list`, `ping`) goes to one long-lived server; `initialize`, a 2026-07-28
  * request and anything unusual get a new `McpServer` and the SDK's single-request transport.
  *
- * In front of the MCP SDK it checks, in order: `Host` and `Origin` (403), the client's rate (429),
- * the bearer token (401 with `WWW-Authenticate: Bearer`), the method (405), the number of requests in
+ * In front of the MCP SDK it checks, in order: `Host` and `Origin` (403), then answers an allowed
+ * origin's CORS preflight (204), checks the client's rate and the server's (429), the bearer token
+ * (401 with `WWW-Authenticate: Bearer`), the method (405), the number of requests in
  * flight (503), `Content-Type` (415), an `Accept` that does not allow JSON (406), the body's size
  * (413), its JSON (400, -32700) and the JSON-RPC envelope (400, -32600 or -32602). A refusal is a
  * JSON-RPC error body whose message says what to fix; it never echoes the token. Every answer is one
  * JSON body.
  *
  * @param config - From {@link loadMcpConfig}.
- * @param options - The token, the allowlists and the limits.
+ * @param options - The token (or `public`), the allowlists and the limits.
  * @returns `{ fetch, node, inFlight, drain, verifyInBackground, close }`.
  * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID` when `config.addresses` is not a full, valid set.
+ * @throws {McpConfigError} `public` with a `token` or without `allowedHosts`; a `trustProxyHeader`
+ *   that is no header name.
  * @example
  * const mcp = createMcpHttpHandler(await loadMcpConfig(process.env), { token: process.env.MCP_TOKEN })
  * app.all('/mcp', (c) => mcp.fetch(c.req.raw)) // Hono
  * app.all('/mcp', mcp.node) // Express, before express.json()
+ * // Public, behind Cloudflare:
+ * createMcpHttpHandler(config, { public: true, allowedHosts: ['mcp.example.com'], trustProxyHeader: 'cf-connecting-ip' })
  */
 export function createMcpHttpHandler(
   config: McpConfig,
   options: McpHttpHandlerOptions = {},
 ): McpHttpHandler {
+  checkHandlerOptions(options)
   const logger = options.logger ?? createLogger(config.logLevel)
   const vault = createVaultMcp(config, { logger, tools: options.tools })
   const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
   const timeoutMs = options.requestTimeoutMs ?? defaults.requestTimeoutMs
   const allowedOrigins = new Set(options.allowedOrigins ?? [])
+  const trustProxyHeader = options.trustProxyHeader?.toLowerCase()
   const logRequest =
     options.logRequest ??
     (config.logLevel === 'warn' || config.logLevel === 'error'
@@ -163,14 +198,18 @@ export function createMcpHttpHandler(
 
   // What a request must pass before it takes a slot, in order; each is its own file in http/, and the
   // first refusal answers it. Another rule is one more entry: OAuth's would stand where bearerToken
-  // does, and a CORS preflight (an early answer to an allowed origin's OPTIONS) before postOnly.
+  // does.
   const beforeSlot: HttpCheck[] = [
     hostAllowed([
       ...(options.allowedHosts ?? defaults.allowedHosts),
       ...[...allowedOrigins].map((origin) => new URL(origin).host),
     ]),
     originAllowed(allowedOrigins),
+    // An early answer, before the token: a preflight carries none.
+    corsPreflight(allowedOrigins),
     withinRateLimit(options.rateLimitPerMinute ?? defaults.rateLimitPerMinute),
+    // After the client's own limit: a client past it spends none of the server's.
+    withinServerRateLimit(options.serverRateLimitPerMinute ?? defaults.serverRateLimitPerMinute),
     bearerToken(options.token),
     postOnly,
     jsonContentType,
@@ -215,11 +254,12 @@ export function createMcpHttpHandler(
     const facts: HttpRequestFacts = {
       method: request.method,
       headers: request.headers,
-      client: info.client ?? 'unknown',
+      client: clientAddress(request.headers, trustProxyHeader, info.client),
     }
     const started = performance.now()
     const entry: RequestLog = { method: undefined, tool: undefined }
-    const done = (response: Response): Response => {
+    const done = (answer: Response): Response => {
+      const response = addCorsHeaders(answer, facts.headers.get('origin'), allowedOrigins)
       const write = () =>
         logRequest(
           requestLogLine(
@@ -364,6 +404,29 @@ export function createMcpHttpHandler(
       if (inFlight === 0) for (const resolve of idle.splice(0)) resolve()
       idle = []
     },
+  }
+}
+
+/** Refuses options that contradict each other, before anything is built. */
+function checkHandlerOptions(options: McpHttpHandlerOptions): void {
+  if (options.public && options.token !== undefined) {
+    throw new McpConfigError(
+      'A public MCP handler takes no token: it serves anyone on purpose. Leave out either `public` or `token`.',
+      { variable: 'VAULT_MCP_PUBLIC' },
+    )
+  }
+  if (options.public && !options.allowedHosts?.length) {
+    throw new McpConfigError(
+      'A public MCP handler needs `allowedHosts`, the host names clients reach it by (such as mcp.example.com): a request for any other Host is refused, the guard against DNS rebinding.',
+      { variable: 'VAULT_MCP_ALLOWED_HOSTS' },
+    )
+  }
+  const header = options.trustProxyHeader
+  if (header !== undefined && !headerNamePattern.test(header)) {
+    throw new McpConfigError(
+      `trustProxyHeader must be a header name such as x-forwarded-for or cf-connecting-ip, not ${JSON.stringify(header.slice(0, 40))}.`,
+      { variable: 'VAULT_MCP_TRUST_PROXY' },
+    )
   }
 }
 

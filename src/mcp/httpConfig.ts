@@ -1,4 +1,5 @@
 import { McpConfigError, type McpEnv } from './config.js'
+import { headerNamePattern } from './http/clientAddress.js'
 
 /** The Streamable HTTP server's settings, read by {@link loadMcpHttpConfig}. */
 export type McpHttpConfig = {
@@ -8,10 +9,21 @@ export type McpHttpConfig = {
   port: number
   /** The bearer token every `POST /mcp` must carry; none on loopback when unset. */
   token?: string | undefined
+  /** Serves anyone, without a token, on any address (`--public` or `VAULT_MCP_PUBLIC=1`). */
+  public: boolean
   /** Origins (`https://app.example.com`) whose browser pages may call, and whose hosts may be `Host`. */
   allowedOrigins: string[]
+  /**
+   * `host` or `host:port` names the server answers for (`VAULT_MCP_ALLOWED_HOSTS`): besides the
+   * listen address, or, when public, instead of it.
+   */
+  allowedHosts: string[]
+  /** The header (lower case) the proxy in front writes the client's address in; none by default. */
+  trustProxyHeader?: string | undefined
   /** Requests per minute one client (one remote address) may make. */
   rateLimitPerMinute: number
+  /** Requests per minute the server takes from all its clients together. */
+  serverRateLimitPerMinute: number
   /** Requests served at once; more are refused with 503 until one finishes. */
   maxConcurrent: number
   /** How long one request may take, in milliseconds. */
@@ -36,30 +48,50 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * Reads and checks the Streamable HTTP settings: the listen address (`--host`, `--port` or
- * `VAULT_MCP_PORT`), the bearer token, the origin allowlist and the limits. A server that listens
- * beyond loopback must have a token.
+ * `VAULT_MCP_PORT`), the bearer token or public mode, the host and origin allowlists, the proxy
+ * header to trust and the limits. A server that listens beyond loopback must have a token, unless it
+ * is public; a public one must name its hosts and takes no token.
  *
  * @param env - The environment, usually `process.env`.
- * @param flags - `host` and `port` from the command line; they win over the environment.
+ * @param flags - `host`, `port` and `public` from the command line; they win over the environment.
  * @returns The checked settings.
  * @throws {McpConfigError} naming the variable: a port that is not 0–65535, a missing or weak token
- *   on a non-loopback host, an origin that is not `http(s)://host[:port]`, a limit that is not a
- *   positive whole number.
+ *   on a non-loopback host, public mode with a token or without `VAULT_MCP_ALLOWED_HOSTS`, a host or
+ *   origin that is not one, a header name that is not one, a limit that is not a positive whole
+ *   number.
  * @example
  * const http = loadMcpHttpConfig(process.env, { port: '8402' })
  */
 export function loadMcpHttpConfig(
   env: McpEnv,
-  flags: { host?: string | undefined; port?: string | undefined } = {},
+  flags: {
+    host?: string | undefined
+    port?: string | undefined
+    public?: boolean | undefined
+  } = {},
 ): McpHttpConfig {
   const host = flags.host || '127.0.0.1'
   const portText = flags.port ?? env.VAULT_MCP_PORT
   const port = portText ? wholeNumber(portText, 'VAULT_MCP_PORT', 0, 65_535) : defaultMcpHttpPort
   const token = env.VAULT_MCP_HTTP_TOKEN || undefined
   if (token !== undefined) checkToken(token)
-  if (token === undefined && !isLoopbackHost(host)) {
+  const isPublic = flags.public === true || parsePublic(env.VAULT_MCP_PUBLIC)
+  const allowedHosts = parseHosts(env.VAULT_MCP_ALLOWED_HOSTS)
+  if (isPublic && token !== undefined) {
     throw new McpConfigError(
-      `VAULT_MCP_HTTP_TOKEN is required to listen on ${host}: beyond this machine, anyone who reaches the port could call the tools. Set VAULT_MCP_HTTP_TOKEN to a long random secret (such as the output of \`openssl rand -hex 32\`) and give it to your clients as the header "Authorization: Bearer <token>", or listen on loopback only (--host 127.0.0.1).`,
+      'VAULT_MCP_PUBLIC (or --public) and VAULT_MCP_HTTP_TOKEN do not go together: a public server serves anyone without a token, a private one only clients with it. Unset one of them.',
+      { variable: 'VAULT_MCP_PUBLIC' },
+    )
+  }
+  if (isPublic && allowedHosts.length === 0) {
+    throw new McpConfigError(
+      'A public server needs VAULT_MCP_ALLOWED_HOSTS: the comma-separated host names clients reach it by, such as mcp.example.com (a request for any other Host is refused: the guard against DNS rebinding).',
+      { variable: 'VAULT_MCP_ALLOWED_HOSTS' },
+    )
+  }
+  if (token === undefined && !isPublic && !isLoopbackHost(host)) {
+    throw new McpConfigError(
+      `VAULT_MCP_HTTP_TOKEN is required to listen on ${host}: beyond this machine, anyone who reaches the port could call the tools. Set VAULT_MCP_HTTP_TOKEN to a long random secret (such as the output of \`openssl rand -hex 32\`) and give it to your clients as the header "Authorization: Bearer <token>", listen on loopback only (--host 127.0.0.1), or serve anyone on purpose with --public.`,
       { variable: 'VAULT_MCP_HTTP_TOKEN' },
     )
   }
@@ -67,10 +99,16 @@ export function loadMcpHttpConfig(
     host,
     port,
     token,
+    public: isPublic,
     allowedOrigins: parseOrigins(env.VAULT_MCP_ALLOWED_ORIGINS),
+    allowedHosts,
+    trustProxyHeader: parseTrustProxy(env.VAULT_MCP_TRUST_PROXY),
     rateLimitPerMinute: env.VAULT_MCP_RATE_LIMIT
       ? wholeNumber(env.VAULT_MCP_RATE_LIMIT, 'VAULT_MCP_RATE_LIMIT', 1)
       : 600,
+    serverRateLimitPerMinute: env.VAULT_MCP_SERVER_RATE_LIMIT
+      ? wholeNumber(env.VAULT_MCP_SERVER_RATE_LIMIT, 'VAULT_MCP_SERVER_RATE_LIMIT', 1)
+      : 6_000,
     maxConcurrent: env.VAULT_MCP_MAX_CONCURRENT
       ? wholeNumber(env.VAULT_MCP_MAX_CONCURRENT, 'VAULT_MCP_MAX_CONCURRENT', 1)
       : 128,
@@ -128,4 +166,43 @@ function parseOrigins(text: string | undefined): string[] {
       }
       return url.origin
     })
+}
+
+function parsePublic(text: string | undefined): boolean {
+  if (!text || text === '0' || text === 'false') return false
+  if (text === '1' || text === 'true') return true
+  throw new McpConfigError(
+    `VAULT_MCP_PUBLIC must be 1 (or true) to serve anyone without authentication, or 0 (or false, or unset), not ${JSON.stringify(text.slice(0, 40))}.`,
+    { variable: 'VAULT_MCP_PUBLIC' },
+  )
+}
+
+function parseHosts(text: string | undefined): string[] {
+  if (!text) return []
+  return text
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter(Boolean)
+    .map((entry) => {
+      // A name or an address, with a port or without: no scheme, path or wildcard.
+      if (!/^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?)(:\d{1,5})?$/.test(entry)) {
+        throw new McpConfigError(
+          `VAULT_MCP_ALLOWED_HOSTS must be a comma-separated list of host names such as mcp.example.com or mcp.example.com:8443 (no scheme, no path, no wildcard), not ${JSON.stringify(entry.slice(0, 80))}.`,
+          { variable: 'VAULT_MCP_ALLOWED_HOSTS' },
+        )
+      }
+      return entry
+    })
+}
+
+function parseTrustProxy(text: string | undefined): string | undefined {
+  if (!text) return undefined
+  const header = text.trim().toLowerCase()
+  if (!headerNamePattern.test(header) || header === 'forwarded') {
+    throw new McpConfigError(
+      `VAULT_MCP_TRUST_PROXY must name the one header in which your proxy writes the client's address, such as x-forwarded-for, cf-connecting-ip or x-real-ip (Forwarded is not read), not ${JSON.stringify(text.slice(0, 40))}.`,
+      { variable: 'VAULT_MCP_TRUST_PROXY' },
+    )
+  }
+  return header
 }

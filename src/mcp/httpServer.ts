@@ -6,10 +6,12 @@ import { createMcpHttpHandler, listenHosts, type McpHttpHandler } from './http.j
 import { loadMcpHttpConfig } from './httpConfig.js'
 import { createLogger, redactLogText } from './logger.js'
 
-/** `--host` and `--port` of `x402-vault mcp --http`. */
+/** `--host`, `--port` and `--public` of `x402-vault mcp --http`. */
 export type HttpServerFlags = {
   host?: string | undefined
   port?: string | undefined
+  /** Serve anyone without authentication, as `VAULT_MCP_PUBLIC=1` does. */
+  public?: boolean | undefined
 }
 
 /**
@@ -18,9 +20,11 @@ export type HttpServerFlags = {
  * `GET /healthz` (no authentication, no RPC), and starts verifying the vault deployment at once; when
  * the RPC cannot be reached, the server still starts and each tool answers a retryable error until it
  * can. On SIGTERM it stops accepting connections, lets the requests in flight finish, and resolves 0.
+ * A public server (`--public`) says so at start, on stderr, at the `warn` level.
  *
  * @param env - The environment, usually `process.env` (see `McpEnv`).
- * @param flags - `host` (default 127.0.0.1) and `port` (default `VAULT_MCP_PORT`, else 8402).
+ * @param flags - `host` (default 127.0.0.1), `port` (default `VAULT_MCP_PORT`, else 8402) and
+ *   `public`.
  * @returns The exit code: 0 after a drain, 1 when the server cannot start.
  * @example
  * process.exitCode = await runHttpServer(process.env, { port: '8402' })
@@ -66,17 +70,33 @@ export async function runHttpServer(
     .filter((address): address is string => address !== undefined)
   handler = createMcpHttpHandler(config, {
     token: settings.token,
+    public: settings.public,
     allowedOrigins: settings.allowedOrigins,
-    allowedHosts: listenHosts(settings.host, port, interfaceAddresses),
+    // A public server answers only for the names it is published under; a private one for its own
+    // address too.
+    allowedHosts: settings.public
+      ? settings.allowedHosts
+      : [...listenHosts(settings.host, port, interfaceAddresses), ...settings.allowedHosts],
+    trustProxyHeader: settings.trustProxyHeader,
     maxConcurrent: settings.maxConcurrent,
     rateLimitPerMinute: settings.rateLimitPerMinute,
+    serverRateLimitPerMinute: settings.serverRateLimitPerMinute,
     requestTimeoutMs: settings.requestTimeoutMs,
     logger,
   })
   const shown = settings.host.includes(':') ? `[${settings.host}]` : settings.host
-  logger.info(
-    `Serving MCP over Streamable HTTP (stateless) at POST /mcp on ${shown}:${port}, ${settings.token ? 'to clients with the bearer token' : 'to loopback clients, without a token'}. Verifying the vault deployment on ${config.chain}.`,
-  )
+  const serving = `Serving MCP over Streamable HTTP (stateless) at POST /mcp on ${shown}:${port},`
+  const verifying = `Verifying the vault deployment on ${config.chain}.`
+  if (settings.public) {
+    // A warning, so that it shows at every log level: anyone who reaches the port may call.
+    logger.warn(
+      `${serving} PUBLIC: to anyone, without authentication, for the hosts ${settings.allowedHosts.join(', ')}; ${settings.rateLimitPerMinute} requests a minute per client (by ${settings.trustProxyHeader ? `the ${settings.trustProxyHeader} header` : 'remote address'}), ${settings.serverRateLimitPerMinute} in all. ${verifying}`,
+    )
+  } else {
+    logger.info(
+      `${serving} ${settings.token ? 'to clients with the bearer token' : 'to loopback clients, without a token'}. ${verifying}`,
+    )
+  }
   handler.verifyInBackground()
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

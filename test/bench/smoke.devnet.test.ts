@@ -49,6 +49,16 @@ type BenchReport = {
   > | null
   buyer: { requests: number; recallsPerBurst: number; recallPaymentP50Ms: number } | null
   mcpListing: { bytes: number; v1ListToolsCpuMs: number; serverMs: number }
+  mcpHttp: McpHttpLoad
+  mcpHttpPublic: McpHttpLoad
+}
+
+/** The rows of `x402-vault mcp --http` under 50 clients at once, in one mode. */
+type McpHttpLoad = {
+  mode: string
+  clients: number
+  toolsList: { serverP50Ms: number; clientP50Ms: number }
+  readTool: { p50Ms: number; rpcP50Ms: number; ratio: number }
 }
 
 type GasPart = { transactions: number; gas: number }
@@ -192,6 +202,21 @@ it('a smoke pass of the bench prints one JSON report (budgets, then details), wi
     expect.arrayContaining(['mcpListing.bytes', 'mcpListing.v1ListToolsCpuMs']),
   )
 
+  // MCP over HTTP under 50 clients, with the token and public (each client by its own address, under
+  // the default limits: none refused, or the bench would have thrown), with the same budgets.
+  for (const [key, mode] of [
+    ['mcpHttp', 'bearer'],
+    ['mcpHttpPublic', 'public'],
+  ] as const) {
+    expect(report[key]).toMatchObject({ mode, clients: 50 })
+    expect(report[key].toolsList.serverP50Ms).toBeGreaterThanOrEqual(0)
+    expect(report[key].readTool.ratio).toBeGreaterThan(0)
+    expect(report.budgets.filter((check) => check.name.startsWith(`${key}.`))).toEqual([
+      expect.objectContaining({ name: `${key}.toolsList.serverP50Ms`, max: 2 }),
+      expect.objectContaining({ name: `${key}.readTool.ratio`, max: 1.5 }),
+    ])
+  }
+
   // Timing budgets are for a quiet machine, not for a test run: only the verdict must agree.
   const broken = report.budgets.filter((check) => check.within === false).map((check) => check.name)
   expect(report.overBudget).toEqual(broken)
@@ -206,6 +231,9 @@ it('a smoke pass of the bench prints one JSON report (budgets, then details), wi
     /^ {2}tools\/list size \(the 2025-era answer, bytes\) +\d+ B +≤ 25000 B +ok$/m,
   )
   expect(table).toMatch(/^ {2}burst +\{"settlements":50,/m)
+  expect(table).toMatch(
+    /^ {2}tools\/list, public \(each client by its address\): the server's time per request \(p50; 50 clients at once\) +[\d.]+ ms +≤ 2 ms +(ok|OVER BUDGET)$/m,
+  )
   expect(table).toMatch(/^ {2}Permit2, approved once \(Base Sepolia\) +\d+ +0 +\d+$/m)
   expect(table).toMatch(/^ {2}batch-settlement +\d+ +deposits: 2 tx, \d+ gas; claims: 1 tx, /m)
   expect(table).toMatch(

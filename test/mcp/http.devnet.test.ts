@@ -13,6 +13,7 @@ import {
   type HttpClientKind,
   type HttpMcp,
   postMcp,
+  rawPost,
   rpcAnswer,
   startHttpMcp,
 } from '../../harness/mcpHttp.js'
@@ -413,36 +414,4 @@ async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<vo
     if (Date.now() > deadline) throw new Error('timed out waiting')
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
-}
-
-/** A POST through node:http, which (unlike fetch) lets the caller set Host. */
-async function rawPost(
-  origin: string,
-  headers: Record<string, string>,
-  body: unknown,
-): Promise<{ status: number; body: string }> {
-  const { request } = await import('node:http')
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      `${origin}/mcp`,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-      },
-      (incoming) => {
-        let text = ''
-        incoming.setEncoding('utf8')
-        incoming.on('data', (chunk: string) => {
-          text += chunk
-        })
-        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body: text }))
-      },
-    )
-    outgoing.on('error', reject)
-    outgoing.end(JSON.stringify(body))
-  })
 }

@@ -22,7 +22,10 @@ export type HttpRefusal = {
   reason: string
   /** Sent besides `content-type` (`www-authenticate`, `retry-after`, `allow`). */
   headers?: Record<string, string> | undefined
-  /** `null` for a request whose client has gone (499): there is nobody to read a body. */
+  /**
+   * `null` for a request whose client has gone (499: there is nobody to read a body) and for a CORS
+   * preflight's answer (204).
+   */
   body: JsonRpcErrorBody | null
 }
 
@@ -71,7 +74,7 @@ export const clientClosed: HttpRefusal = { status: 499, reason: 'CLIENT_CLOSED',
 
 /**
  * The HTTP response a refusal is sent as: its JSON body (`content-type: application/json`) and
- * headers, or the bare status when it has no body.
+ * headers, or the status and headers alone when it has no body.
  *
  * @param refusal - From a check.
  * @returns The response.
@@ -79,7 +82,9 @@ export const clientClosed: HttpRefusal = { status: 499, reason: 'CLIENT_CLOSED',
  * return refusalResponse(refuse(500, 'INTERNAL_ERROR', 'The server hit an unexpected error.'))
  */
 export function refusalResponse(refusal: HttpRefusal): Response {
-  if (refusal.body === null) return new Response(null, { status: refusal.status })
+  if (refusal.body === null) {
+    return new Response(null, { status: refusal.status, headers: refusal.headers })
+  }
   return new Response(JSON.stringify(refusal.body), {
     status: refusal.status,
     headers: { 'content-type': 'application/json', ...refusal.headers },

@@ -30,7 +30,7 @@ export function hostAllowed(allowed: readonly string[]): HttpCheck {
     return refuse(
       403,
       'HOST_NOT_ALLOWED',
-      `Host ${JSON.stringify((host ?? '').slice(0, 100))} is not an address this server answers for (a guard against DNS rebinding). Call it by the address it listens on, or add the origin you serve it under to VAULT_MCP_ALLOWED_ORIGINS.`,
+      `Host ${JSON.stringify((host ?? '').slice(0, 100))} is not an address this server answers for (a guard against DNS rebinding). Call it by a name it answers for, or add the host name you serve it under to VAULT_MCP_ALLOWED_HOSTS.`,
     )
   }
 }

@@ -1,4 +1,5 @@
 import { type HttpCheck, refuse } from './check.js'
+import { type TokenBucket, tokenBucket } from './tokenBucket.js'
 
 /**
  * Refuses (429 `RATE_LIMITED`, with `Retry-After` in whole seconds) a client past its requests per
@@ -14,28 +15,20 @@ export function withinRateLimit(
   perMinute: number,
   now: () => number = () => performance.now(),
 ): HttpCheck {
-  const perMs = perMinute / 60_000
-  const buckets = new Map<string, { tokens: number; at: number }>()
+  const buckets = new Map<string, TokenBucket>()
   return ({ client }) => {
     const time = now()
     let bucket = buckets.get(client)
     if (!bucket) {
       // Forget clients whose bucket has refilled, so that the map cannot grow without bound.
       if (buckets.size >= 10_000) {
-        for (const [key, old] of buckets) {
-          if (old.tokens + (time - old.at) * perMs >= perMinute) buckets.delete(key)
-        }
+        for (const [key, old] of buckets) if (old.fullAt(time)) buckets.delete(key)
       }
-      bucket = { tokens: perMinute, at: time }
+      bucket = tokenBucket(perMinute, time)
       buckets.set(client, bucket)
     }
-    bucket.tokens = Math.min(perMinute, bucket.tokens + (time - bucket.at) * perMs)
-    bucket.at = time
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1
-      return undefined
-    }
-    const seconds = Math.ceil((1 - bucket.tokens) / perMs / 1000)
+    const seconds = bucket.take(time)
+    if (seconds === 0) return undefined
     return refuse(
       429,
       'RATE_LIMITED',

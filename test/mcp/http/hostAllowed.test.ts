@@ -5,7 +5,7 @@ import { errorBody, requestFacts, sent } from '../../support/httpCheck.js'
 const check = hostAllowed(['localhost', '127.0.0.1:8402', '[::1]', 'not a host/'])
 const refusalFor = (host: string) =>
   errorBody(
-    `Host ${JSON.stringify(host)} is not an address this server answers for (a guard against DNS rebinding). Call it by the address it listens on, or add the origin you serve it under to VAULT_MCP_ALLOWED_ORIGINS.`,
+    `Host ${JSON.stringify(host)} is not an address this server answers for (a guard against DNS rebinding). Call it by a name it answers for, or add the host name you serve it under to VAULT_MCP_ALLOWED_HOSTS.`,
     'HOST_NOT_ALLOWED',
   )
 
