@@ -189,6 +189,9 @@ export function rawPost(
           accept: 'application/json, text/event-stream',
           ...headers,
         },
+        // A connection of its own: a server that refuses a request before reading its body may close
+        // the connection after answering (workerd does), and a kept-alive one would then fail the next.
+        agent: false,
       },
       (incoming) => {
         let text = ''

@@ -14,10 +14,8 @@
  * AsyncLocalStorage), and the `waitUntil` the example calls logs, in its own request, when the work
  * handed to it has settled.
  */
-import { builtinModules } from 'node:module'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import {
   createPublicClient,
@@ -39,6 +37,7 @@ import {
   usdcBalance,
 } from '../../harness/merchant.js'
 import { buyerFetch } from '../../harness/merchantApps.js'
+import { bundleWorker as bundleWorkerIn } from '../../harness/workerBundle.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc, routerAbi } from '../../src/index.js'
 import { devnetClients } from '../support/devnet.js'
@@ -46,34 +45,7 @@ import { devnetClients } from '../support/devnet.js'
 const exampleDir = join(import.meta.dirname, '../../examples/cloudflare-worker/src')
 
 /** Bundles a worker given as text beside the example, as wrangler would bundle an entry. */
-const bundleWorker = (contents: string) =>
-  build({
-    stdin: { contents, resolveDir: exampleDir, loader: 'ts' },
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'browser',
-    conditions: ['workerd', 'worker', 'browser'],
-    // nodejs_compat provides Node's built-in modules, as wrangler leaves them to it.
-    external: ['node:*', ...builtinModules],
-    // @x402/extensions (gas sponsoring on Base Sepolia) brings a SIWE library whose optional ethers
-    // support is a dynamic import("ethers"): never run here, but a Worker's bundle must resolve it.
-    plugins: [
-      {
-        name: 'no-ethers',
-        setup(build) {
-          build.onResolve({ filter: /^ethers$/ }, () => ({ path: 'ethers', namespace: 'empty' }))
-          build.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'export {}' }))
-        },
-      },
-    ],
-    // As wrangler does with nodejs_compat: a CommonJS require() of a Node built-in (here, a
-    // dependency's require('buffer')) gets the runtime's module.
-    banner: {
-      js: "import * as nodeBuffer from 'node:buffer';\nconst require = (id) => { if (id === 'buffer' || id === 'node:buffer') return nodeBuffer; throw new Error('require(' + id + ') in a Worker'); };",
-    },
-    logLevel: 'silent',
-  }).then((result) => result.outputFiles[0]?.text ?? '')
+const bundleWorker = (contents: string) => bundleWorkerIn(contents, exampleDir)
 
 /**
  * The example, with each request named: `[request N]` before every line logged while it runs
