@@ -1,4 +1,5 @@
 import { McpConfigError, type McpEnv } from './config.js'
+import type { McpOAuthOptions } from './http/resourceMetadata.js'
 
 /** The Streamable HTTP server's settings, read by {@link loadMcpHttpConfig}. */
 export type McpHttpConfig = {
@@ -8,6 +9,8 @@ export type McpHttpConfig = {
   port: number
   /** The bearer token every `POST /mcp` must carry; none on loopback when unset. */
   token?: string | undefined
+  /** OAuth instead of the token: the issuer, this server's public URL and the required scopes. */
+  oauth?: McpOAuthOptions | undefined
   /** Origins (`https://app.example.com`) whose browser pages may call, and whose hosts may be `Host`. */
   allowedOrigins: string[]
   /** Requests per minute one client (one remote address) may make. */
@@ -36,14 +39,15 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * Reads and checks the Streamable HTTP settings: the listen address (`--host`, `--port` or
- * `VAULT_MCP_PORT`), the bearer token, the origin allowlist and the limits. A server that listens
- * beyond loopback must have a token.
+ * `VAULT_MCP_PORT`), the bearer token or OAuth, the origin allowlist and the limits. A server that
+ * listens beyond loopback must have a token or OAuth.
  *
  * @param env - The environment, usually `process.env`.
  * @param flags - `host` and `port` from the command line; they win over the environment.
  * @returns The checked settings.
  * @throws {McpConfigError} naming the variable: a port that is not 0–65535, a missing or weak token
- *   on a non-loopback host, an origin that is not `http(s)://host[:port]`, a limit that is not a
+ *   on a non-loopback host (without OAuth), OAuth with a token, an OAuth issuer or resource that is
+ *   not an https URL (http on loopback), a scope that is not a scope token, an origin that is not `http(s)://host[:port]`, a limit that is not a
  *   positive whole number.
  * @example
  * const http = loadMcpHttpConfig(process.env, { port: '8402' })
@@ -57,9 +61,16 @@ export function loadMcpHttpConfig(
   const port = portText ? wholeNumber(portText, 'VAULT_MCP_PORT', 0, 65_535) : defaultMcpHttpPort
   const token = env.VAULT_MCP_HTTP_TOKEN || undefined
   if (token !== undefined) checkToken(token)
-  if (token === undefined && !isLoopbackHost(host)) {
+  const oauth = parseOAuth(env)
+  if (oauth !== undefined && token !== undefined) {
     throw new McpConfigError(
-      `VAULT_MCP_HTTP_TOKEN is required to listen on ${host}: beyond this machine, anyone who reaches the port could call the tools. Set VAULT_MCP_HTTP_TOKEN to a long random secret (such as the output of \`openssl rand -hex 32\`) and give it to your clients as the header "Authorization: Bearer <token>", or listen on loopback only (--host 127.0.0.1).`,
+      'Set either VAULT_MCP_HTTP_TOKEN (a static token) or VAULT_MCP_OAUTH_ISSUER (OAuth access tokens), not both.',
+      { variable: 'VAULT_MCP_HTTP_TOKEN' },
+    )
+  }
+  if (token === undefined && oauth === undefined && !isLoopbackHost(host)) {
+    throw new McpConfigError(
+      `VAULT_MCP_HTTP_TOKEN is required to listen on ${host}: beyond this machine, anyone who reaches the port could call the tools. Set VAULT_MCP_HTTP_TOKEN to a long random secret (such as the output of \`openssl rand -hex 32\`) and give it to your clients as the header "Authorization: Bearer <token>", or accept OAuth access tokens (VAULT_MCP_OAUTH_ISSUER and VAULT_MCP_OAUTH_RESOURCE), or listen on loopback only (--host 127.0.0.1).`,
       { variable: 'VAULT_MCP_HTTP_TOKEN' },
     )
   }
@@ -67,6 +78,7 @@ export function loadMcpHttpConfig(
     host,
     port,
     token,
+    oauth,
     allowedOrigins: parseOrigins(env.VAULT_MCP_ALLOWED_ORIGINS),
     rateLimitPerMinute: env.VAULT_MCP_RATE_LIMIT
       ? wholeNumber(env.VAULT_MCP_RATE_LIMIT, 'VAULT_MCP_RATE_LIMIT', 1)
@@ -107,6 +119,59 @@ function checkToken(token: string): void {
       { variable: 'VAULT_MCP_HTTP_TOKEN' },
     )
   }
+}
+
+function parseOAuth(env: McpEnv): McpOAuthOptions | undefined {
+  const issuer = env.VAULT_MCP_OAUTH_ISSUER || undefined
+  const resource = env.VAULT_MCP_OAUTH_RESOURCE || undefined
+  const scopes = env.VAULT_MCP_OAUTH_SCOPES || undefined
+  if (issuer === undefined) {
+    const stray =
+      resource !== undefined ? 'VAULT_MCP_OAUTH_RESOURCE' : scopes && 'VAULT_MCP_OAUTH_SCOPES'
+    if (stray) {
+      throw new McpConfigError(
+        `${stray} is set but VAULT_MCP_OAUTH_ISSUER is not: set the issuer URL of the authorization server whose access tokens this server accepts.`,
+        { variable: 'VAULT_MCP_OAUTH_ISSUER' },
+      )
+    }
+    return undefined
+  }
+  if (resource === undefined) {
+    throw new McpConfigError(
+      "VAULT_MCP_OAUTH_RESOURCE is required with VAULT_MCP_OAUTH_ISSUER: set it to this server's public URL as clients reach it (such as https://mcp.example.com/mcp), the audience its access tokens must name.",
+      { variable: 'VAULT_MCP_OAUTH_RESOURCE' },
+    )
+  }
+  const scopeList = (scopes ?? '').split(/[\s,]+/).filter(Boolean)
+  const badScope = scopeList.find((scope) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope))
+  if (badScope !== undefined) {
+    throw new McpConfigError(
+      `VAULT_MCP_OAUTH_SCOPES must be scope names separated by spaces (printable ASCII, no quote or backslash), not ${JSON.stringify(badScope.slice(0, 40))}.`,
+      { variable: 'VAULT_MCP_OAUTH_SCOPES' },
+    )
+  }
+  return {
+    issuer: oauthUrl(issuer, 'VAULT_MCP_OAUTH_ISSUER'),
+    resource: oauthUrl(resource, 'VAULT_MCP_OAUTH_RESOURCE'),
+    scopes: scopeList,
+  }
+}
+
+/** An https URL without query or fragment; http only for a loopback host (a test, a local issuer). */
+function oauthUrl(text: string, variable: keyof McpEnv): string {
+  let url: URL | undefined
+  try {
+    url = new URL(text)
+  } catch {}
+  const secure =
+    url?.protocol === 'https:' || (url?.protocol === 'http:' && isLoopbackHost(url.hostname))
+  if (!url || !secure || url.search !== '' || url.hash !== '' || url.username || url.password) {
+    throw new McpConfigError(
+      `${variable} must be an https URL without query, fragment or credentials (http only on loopback), not ${JSON.stringify(text.slice(0, 80))}.`,
+      { variable },
+    )
+  }
+  return text
 }
 
 function parseOrigins(text: string | undefined): string[] {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { loadMcpConfig, McpConfigError } from './config.js'
+import { writeResponse } from './http/node.js'
 import { createMcpHttpHandler, listenHosts, type McpHttpHandler } from './http.js'
 import { loadMcpHttpConfig } from './httpConfig.js'
 import { createLogger, redactLogText } from './logger.js'
@@ -14,10 +15,11 @@ export type HttpServerFlags = {
 
 /**
  * Runs the MCP server over Streamable HTTP until SIGTERM or SIGINT: what `x402-vault mcp --http`
- * does. It answers `POST /mcp` (the MCP endpoint, see {@link createMcpHttpHandler}) and
- * `GET /healthz` (no authentication, no RPC), and starts verifying the vault deployment at once; when
- * the RPC cannot be reached, the server still starts and each tool answers a retryable error until it
- * can. On SIGTERM it stops accepting connections, lets the requests in flight finish, and resolves 0.
+ * does. It answers `POST /mcp` (the MCP endpoint, see {@link createMcpHttpHandler}), `GET /healthz`
+ * (no authentication, no RPC) and, with OAuth, `GET /.well-known/oauth-protected-resource[/mcp]`
+ * (the protected-resource metadata, no authentication), and starts verifying the vault deployment at
+ * once; when the RPC cannot be reached, the server still starts and each tool answers a retryable
+ * error until it can. On SIGTERM it stops accepting connections, lets the requests in flight finish, and resolves 0.
  *
  * @param env - The environment, usually `process.env` (see `McpEnv`).
  * @param flags - `host` (default 127.0.0.1) and `port` (default `VAULT_MCP_PORT`, else 8402).
@@ -66,6 +68,7 @@ export async function runHttpServer(
     .filter((address): address is string => address !== undefined)
   handler = createMcpHttpHandler(config, {
     token: settings.token,
+    oauth: settings.oauth,
     allowedOrigins: settings.allowedOrigins,
     allowedHosts: listenHosts(settings.host, port, interfaceAddresses),
     maxConcurrent: settings.maxConcurrent,
@@ -75,7 +78,7 @@ export async function runHttpServer(
   })
   const shown = settings.host.includes(':') ? `[${settings.host}]` : settings.host
   logger.info(
-    `Serving MCP over Streamable HTTP (stateless) at POST /mcp on ${shown}:${port}, ${settings.token ? 'to clients with the bearer token' : 'to loopback clients, without a token'}. Verifying the vault deployment on ${config.chain}.`,
+    `Serving MCP over Streamable HTTP (stateless) at POST /mcp on ${shown}:${port}, ${settings.oauth ? `to clients with an access token from ${settings.oauth.issuer} for ${settings.oauth.resource}` : settings.token ? 'to clients with the bearer token' : 'to loopback clients, without a token'}. Verifying the vault deployment on ${config.chain}.`,
   )
   handler.verifyInBackground()
 
@@ -101,11 +104,17 @@ function route(
   response: ServerResponse,
   handler: McpHttpHandler | undefined,
 ): void {
-  const path = (request.url ?? '/').split('?')[0]
+  const path = (request.url ?? '/').split('?')[0] ?? '/'
   if (path === '/healthz' && (request.method === 'GET' || request.method === 'HEAD')) {
     // Liveness only: it neither needs the token nor touches the RPC.
     response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' })
     response.end(request.method === 'HEAD' ? undefined : '{"status":"ok"}')
+    return
+  }
+  const metadata = handler?.resourceMetadata
+  if (metadata?.paths.includes(path) && (request.method === 'GET' || request.method === 'HEAD')) {
+    // Public: a client reads it to find the authorization server before it holds a token.
+    writeResponse(metadata.response(), response).catch(() => response.destroy())
     return
   }
   if (path === '/mcp' && handler) {
