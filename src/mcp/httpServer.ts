@@ -76,9 +76,17 @@ export async function runHttpServer(
     requestTimeoutMs: settings.requestTimeoutMs,
     logger,
   })
+  if (settings.oauth) {
+    // Before the line that says it serves (which a supervisor may wait for). Only the URLs' origins
+    // reach the log, as for every URL: the words after each keep the line readable.
+    const { issuer, resource, scopes = [] } = settings.oauth
+    logger.info(
+      `OAuth: accepting access tokens from ${issuer} for ${resource} with ${scopes.length > 0 ? `the scopes ${scopes.join(' ')}` : 'any scope'}.`,
+    )
+  }
   const shown = settings.host.includes(':') ? `[${settings.host}]` : settings.host
   logger.info(
-    `Serving MCP over Streamable HTTP (stateless) at POST /mcp on ${shown}:${port}, ${settings.oauth ? `to clients with an access token from ${settings.oauth.issuer} for ${settings.oauth.resource}` : settings.token ? 'to clients with the bearer token' : 'to loopback clients, without a token'}. Verifying the vault deployment on ${config.chain}.`,
+    `Serving MCP over Streamable HTTP (stateless) at POST /mcp on ${shown}:${port}, ${settings.oauth ? 'to clients with an OAuth access token' : settings.token ? 'to clients with the bearer token' : 'to loopback clients, without a token'}. Verifying the vault deployment on ${config.chain}.`,
   )
   handler.verifyInBackground()
 

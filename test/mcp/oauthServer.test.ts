@@ -25,9 +25,10 @@ afterAll(async () => {
   expect(await mcp?.stop()).toBe(0)
 })
 
-it('says at start that it takes access tokens from the issuer for the resource', () => {
+it('says at start that it takes access tokens from the issuer for the resource (URLs logged as origins)', () => {
+  expect(mcp.stderr()).toContain('to clients with an OAuth access token.')
   expect(mcp.stderr()).toContain(
-    `to clients with an access token from http://127.0.0.1:9 for ${resource}.`,
+    'OAuth: accepting access tokens from http://127.0.0.1:9 for https://mcp.example.com with the scopes vault:read.',
   )
 })
 
