@@ -57,7 +57,8 @@ export default defineConfig([
     // The types still come from the viem package. The SDK recognises viem's errors by name, so the
     // caller's clients may come from any copy of viem. The MCP SDK is bundled into `x402-vault/mcp`
     // too: as a dependency it would install Express and Hono (for its HTTP transports) into every
-    // seller's app, and the stdio server needs neither.
+    // seller's app, and the stdio server needs neither. jose (the OAuth check's JWT verification) is a
+    // devDependency, so bundled as well: `npx x402-vault@beta` still installs the package alone.
     noExternal: ['viem', 'ox', 'abitype', /^@noble\//, /^@scure\//, /^@modelcontextprotocol\//],
     // The other optional peers (and their subpaths) load from the app's install. package.json names
     // them in `peerDependenciesMeta` only, where tsup does not look for its default externals.

@@ -7,7 +7,7 @@ const helpChains = [
   ...vaultChainNames.filter((name) => name !== defaultChainName),
 ]
 
-/** `--chain`'s value as help texts show it, from the chain table: `<base-sepolia|base>`. */
+/** `--chain`'s value as help texts show it, from the chain table: the names between `<>`, split by `|`. */
 export const chainFlagValue = `<${helpChains.join('|')}>`
 
 /** The chains' RPC URL variables as help texts name them: `BASE_SEPOLIA_RPC_URL or BASE_MAINNET_RPC_URL`. */

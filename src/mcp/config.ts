@@ -40,6 +40,12 @@ export type McpEnv = {
   VAULT_MCP_HTTP_TOKEN?: string | undefined
   /** Streamable HTTP only: `1` serves anyone without authentication (a public endpoint). */
   VAULT_MCP_PUBLIC?: string | undefined
+  /** Streamable HTTP only: the OAuth authorization server's issuer URL; OAuth instead of the token. */
+  VAULT_MCP_OAUTH_ISSUER?: string | undefined
+  /** Streamable HTTP only, with OAuth: this server's public URL, the audience its tokens must name. */
+  VAULT_MCP_OAUTH_RESOURCE?: string | undefined
+  /** Streamable HTTP only, with OAuth: the scopes every token must hold, separated by spaces. */
+  VAULT_MCP_OAUTH_SCOPES?: string | undefined
   /** Streamable HTTP only: comma-separated origins (`https://app.example.com`) allowed to call. */
   VAULT_MCP_ALLOWED_ORIGINS?: string | undefined
   /** Streamable HTTP only: comma-separated host names the server answers for; required when public. */

@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server'
 import { type McpConfig, McpConfigError } from './config.js'
 import { acceptsJson } from './http/acceptsJson.js'
+import { accessToken } from './http/accessToken.js'
 import { addCorsHeaders } from './http/addCorsHeaders.js'
 import { bearerToken } from './http/bearerToken.js'
 import { bodyWithinLimit } from './http/bodyWithinLimit.js'
@@ -30,6 +31,11 @@ import { postOnly } from './http/postOnly.js'
 import { readBody } from './http/readBody.js'
 import { describeMessage, type RequestLog, requestLogLine } from './http/requestLog.js'
 import { requestStopped } from './http/requestStopped.js'
+import {
+  type McpOAuthOptions,
+  type ResourceMetadata,
+  resourceMetadata,
+} from './http/resourceMetadata.js'
 import { serveSingleRequest } from './http/serveSingleRequest.js'
 import { isEventStream, trackBody, untilFirstEvent } from './http/streams.js'
 import { validJsonRpc } from './http/validJsonRpc.js'
@@ -42,6 +48,7 @@ import { createSharedLegacyServer } from './sharedLegacyServer.js'
 import { type AnyVaultTool, guardToolCall } from './tool.js'
 
 export { listenHosts } from './http/listenHosts.js'
+export type { McpOAuthOptions, ResourceMetadata } from './http/resourceMetadata.js'
 
 /** What {@link createMcpHttpHandler} takes besides the server's configuration. */
 export type McpHttpHandlerOptions = {
@@ -58,6 +65,12 @@ export type McpHttpHandlerOptions = {
    * `serverRateLimitPerMinute` in all.
    */
   public?: boolean | undefined
+  /**
+   * OAuth instead of a static token: every request must carry an access token the issuer signed for
+   * `resource`, with the `scopes`; serve {@link McpHttpHandler.resourceMetadata} beside the endpoint
+   * so that clients find the issuer. Not with `token`.
+   */
+  oauth?: McpOAuthOptions | undefined
   /**
    * Origins (`https://app.example.com`) whose browser pages may call. A request with another
    * `Origin` is refused (403); one without `Origin` (a non-browser client) passes. The handler answers
@@ -128,6 +141,11 @@ export type McpHttpHandler = {
    * have finished: for a graceful shutdown.
    */
   drain: () => Promise<void>
+  /**
+   * With `oauth`: the protected-resource metadata (RFC 9728) to serve, without authentication, to
+   * `GET` at each of its `paths` on the endpoint's origin; `undefined` without `oauth`.
+   */
+  resourceMetadata: ResourceMetadata | undefined
   /** Starts verifying the vault deployment without waiting for it. */
   verifyInBackground: () => void
   /** Cancels the requests in flight; the handler refuses new ones with 503. */
@@ -151,19 +169,20 @@ const defaults = {
  * request and anything unusual get a new `McpServer` and the SDK's single-request transport.
  *
  * In front of the MCP SDK it checks, in order: `Host` and `Origin` (403), then answers an allowed
- * origin's CORS preflight (204), checks the client's rate and the server's (429), the bearer token
- * (401 with `WWW-Authenticate: Bearer`), the method (405), the number of requests in
- * flight (503), `Content-Type` (415), an `Accept` that does not allow JSON (406), the body's size
- * (413), its JSON (400, -32700) and the JSON-RPC envelope (400, -32600 or -32602). A refusal is a
- * JSON-RPC error body whose message says what to fix; it never echoes the token. Every answer is one
- * JSON body.
+ * origin's CORS preflight (204), checks the client's rate and the server's (429), the bearer token or
+ * the OAuth access token (401 with `WWW-Authenticate: Bearer`, 403 for a token lacking a scope), the
+ * method (405), the number of requests in flight (503), `Content-Type` (415), an `Accept` that does
+ * not allow JSON (406), the body's size (413), its JSON (400, -32700) and the JSON-RPC envelope (400,
+ * -32600 or -32602). A refusal is a JSON-RPC error body whose message says what to fix; it never
+ * echoes the token. Every answer is one JSON body.
  *
  * @param config - From {@link loadMcpConfig}.
- * @param options - The token (or `public`), the allowlists and the limits.
- * @returns `{ fetch, node, inFlight, drain, verifyInBackground, close }`.
+ * @param options - The token, OAuth or `public`; the allowlists and the limits.
+ * @returns `{ fetch, node, inFlight, drain, resourceMetadata, verifyInBackground, close }`.
  * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID` when `config.addresses` is not a full, valid set.
- * @throws {McpConfigError} `public` with a `token` or without `allowedHosts`; a `trustProxyHeader`
- *   that is no header name.
+ * @throws {McpConfigError} `public` with a `token` or OAuth, or without `allowedHosts`; a
+ *   `trustProxyHeader` that is no header name.
+ * @throws {TypeError} when given both `token` and `oauth`.
  * @example
  * const mcp = createMcpHttpHandler(await loadMcpConfig(process.env), { token: process.env.MCP_TOKEN })
  * app.all('/mcp', (c) => mcp.fetch(c.req.raw)) // Hono
@@ -176,6 +195,9 @@ export function createMcpHttpHandler(
   options: McpHttpHandlerOptions = {},
 ): McpHttpHandler {
   checkHandlerOptions(options)
+  if (options.oauth !== undefined && options.token !== undefined) {
+    throw new TypeError('createMcpHttpHandler takes either a token or oauth, not both.')
+  }
   const logger = options.logger ?? createLogger(config.logLevel)
   const vault = createVaultMcp(config, { logger, tools: options.tools })
   const maxBodyBytes = options.maxBodyBytes ?? defaults.maxBodyBytes
@@ -197,9 +219,9 @@ export function createMcpHttpHandler(
   }
 
   // What a request must pass before it takes a slot, in order; each is its own file in http/, and the
-  // first refusal answers it. Another rule is one more entry: OAuth's would stand where bearerToken
-  // does.
-  const beforeSlot: HttpCheck[] = [
+  // first refusal answers it. Another rule is one more entry. The checks before authorization answer
+  // without it: a CORS preflight carries no token.
+  const beforeAuthorization: HttpCheck[] = [
     hostAllowed([
       ...(options.allowedHosts ?? defaults.allowedHosts),
       ...[...allowedOrigins].map((origin) => new URL(origin).host),
@@ -210,7 +232,14 @@ export function createMcpHttpHandler(
     withinRateLimit(options.rateLimitPerMinute ?? defaults.rateLimitPerMinute),
     // After the client's own limit: a client past it spends none of the server's.
     withinServerRateLimit(options.serverRateLimitPerMinute ?? defaults.serverRateLimitPerMinute),
-    bearerToken(options.token),
+  ]
+  // The static token, or an OAuth access token, whose signature is checked asynchronously: after the
+  // rate limit (a flood of forged tokens costs no verification), before the slot.
+  const authorization =
+    options.oauth === undefined
+      ? bearerToken(options.token)
+      : accessToken(options.oauth, (message) => logger.warn(`OAuth: ${message}`))
+  const beforeSlot: HttpCheck[] = [
     postOnly,
     jsonContentType,
     acceptsJson,
@@ -287,7 +316,10 @@ export function createMcpHttpHandler(
       })
     }
 
-    const refusal = firstRefusal(beforeSlot, facts)
+    const denied = firstRefusal(beforeAuthorization, facts) ?? authorization(facts)
+    const refusal =
+      (denied instanceof Promise ? await denied : denied) ?? firstRefusal(beforeSlot, facts)
+    // Nothing is awaited between the capacity check (last of beforeSlot) and taking the slot.
     if (refusal !== undefined) return done(answerRefusal(refusal, entry))
     inFlight += 1
     entry.counted = true
@@ -397,6 +429,7 @@ export function createMcpHttpHandler(
       closed = true
       return inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve))
     },
+    resourceMetadata: options.oauth === undefined ? undefined : resourceMetadata(options.oauth),
     verifyInBackground: vault.verifyInBackground,
     async close() {
       closed = true
@@ -409,6 +442,12 @@ export function createMcpHttpHandler(
 
 /** Refuses options that contradict each other, before anything is built. */
 function checkHandlerOptions(options: McpHttpHandlerOptions): void {
+  if (options.public && options.oauth !== undefined) {
+    throw new McpConfigError(
+      'A public MCP handler takes no OAuth: it serves anyone on purpose. Leave out either `public` or `oauth`.',
+      { variable: 'VAULT_MCP_PUBLIC' },
+    )
+  }
   if (options.public && options.token !== undefined) {
     throw new McpConfigError(
       'A public MCP handler takes no token: it serves anyone on purpose. Leave out either `public` or `token`.',

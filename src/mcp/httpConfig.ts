@@ -1,5 +1,6 @@
 import { McpConfigError, type McpEnv } from './config.js'
 import { headerNamePattern } from './http/clientAddress.js'
+import type { McpOAuthOptions } from './http/resourceMetadata.js'
 
 /** The Streamable HTTP server's settings, read by {@link loadMcpHttpConfig}. */
 export type McpHttpConfig = {
@@ -11,6 +12,8 @@ export type McpHttpConfig = {
   token?: string | undefined
   /** Serves anyone, without a token, on any address (`--public` or `VAULT_MCP_PUBLIC=1`). */
   public: boolean
+  /** OAuth instead of the token: the issuer, this server's public URL and the required scopes. */
+  oauth?: McpOAuthOptions | undefined
   /** Origins (`https://app.example.com`) whose browser pages may call, and whose hosts may be `Host`. */
   allowedOrigins: string[]
   /**
@@ -48,17 +51,18 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * Reads and checks the Streamable HTTP settings: the listen address (`--host`, `--port` or
- * `VAULT_MCP_PORT`), the bearer token or public mode, the host and origin allowlists, the proxy
- * header to trust and the limits. A server that listens beyond loopback must have a token, unless it
- * is public; a public one must name its hosts and takes no token.
+ * `VAULT_MCP_PORT`), the bearer token, OAuth or public mode, the host and origin allowlists, the
+ * proxy header to trust and the limits. A server that listens beyond loopback must have a token or
+ * OAuth, unless it is public; a public one must name its hosts and takes neither.
  *
  * @param env - The environment, usually `process.env`.
  * @param flags - `host`, `port` and `public` from the command line; they win over the environment.
  * @returns The checked settings.
  * @throws {McpConfigError} naming the variable: a port that is not 0–65535, a missing or weak token
- *   on a non-loopback host, public mode with a token or without `VAULT_MCP_ALLOWED_HOSTS`, a host or
- *   origin that is not one, a header name that is not one, a limit that is not a positive whole
- *   number.
+ *   on a non-loopback host (without OAuth or public mode), OAuth with a token, an OAuth issuer or
+ *   resource that is not an https URL (http on loopback), a scope that is not a scope token, public
+ *   mode with a token or OAuth or without `VAULT_MCP_ALLOWED_HOSTS`, a host or origin that is not one,
+ *   a header name that is not one, a limit that is not a positive whole number.
  * @example
  * const http = loadMcpHttpConfig(process.env, { port: '8402' })
  */
@@ -75,11 +79,18 @@ export function loadMcpHttpConfig(
   const port = portText ? wholeNumber(portText, 'VAULT_MCP_PORT', 0, 65_535) : defaultMcpHttpPort
   const token = env.VAULT_MCP_HTTP_TOKEN || undefined
   if (token !== undefined) checkToken(token)
+  const oauth = parseOAuth(env)
+  if (oauth !== undefined && token !== undefined) {
+    throw new McpConfigError(
+      'Set either VAULT_MCP_HTTP_TOKEN (a static token) or VAULT_MCP_OAUTH_ISSUER (OAuth access tokens), not both.',
+      { variable: 'VAULT_MCP_HTTP_TOKEN' },
+    )
+  }
   const isPublic = flags.public === true || parsePublic(env.VAULT_MCP_PUBLIC)
   const allowedHosts = parseHosts(env.VAULT_MCP_ALLOWED_HOSTS)
-  if (isPublic && token !== undefined) {
+  if (isPublic && (token !== undefined || oauth !== undefined)) {
     throw new McpConfigError(
-      'VAULT_MCP_PUBLIC (or --public) and VAULT_MCP_HTTP_TOKEN do not go together: a public server serves anyone without a token, a private one only clients with it. Unset one of them.',
+      `VAULT_MCP_PUBLIC (or --public) and ${token !== undefined ? 'VAULT_MCP_HTTP_TOKEN' : 'VAULT_MCP_OAUTH_ISSUER'} do not go together: a public server serves anyone without authentication, a private one only clients that authenticate. Unset one of them.`,
       { variable: 'VAULT_MCP_PUBLIC' },
     )
   }
@@ -89,9 +100,9 @@ export function loadMcpHttpConfig(
       { variable: 'VAULT_MCP_ALLOWED_HOSTS' },
     )
   }
-  if (token === undefined && !isPublic && !isLoopbackHost(host)) {
+  if (token === undefined && oauth === undefined && !isPublic && !isLoopbackHost(host)) {
     throw new McpConfigError(
-      `VAULT_MCP_HTTP_TOKEN is required to listen on ${host}: beyond this machine, anyone who reaches the port could call the tools. Set VAULT_MCP_HTTP_TOKEN to a long random secret (such as the output of \`openssl rand -hex 32\`) and give it to your clients as the header "Authorization: Bearer <token>", listen on loopback only (--host 127.0.0.1), or serve anyone on purpose with --public.`,
+      `VAULT_MCP_HTTP_TOKEN is required to listen on ${host}: beyond this machine, anyone who reaches the port could call the tools. Set VAULT_MCP_HTTP_TOKEN to a long random secret (such as the output of \`openssl rand -hex 32\`) and give it to your clients as the header "Authorization: Bearer <token>", accept OAuth access tokens (VAULT_MCP_OAUTH_ISSUER and VAULT_MCP_OAUTH_RESOURCE), listen on loopback only (--host 127.0.0.1), or serve anyone on purpose with --public.`,
       { variable: 'VAULT_MCP_HTTP_TOKEN' },
     )
   }
@@ -100,6 +111,7 @@ export function loadMcpHttpConfig(
     port,
     token,
     public: isPublic,
+    oauth,
     allowedOrigins: parseOrigins(env.VAULT_MCP_ALLOWED_ORIGINS),
     allowedHosts,
     trustProxyHeader: parseTrustProxy(env.VAULT_MCP_TRUST_PROXY),
@@ -145,6 +157,59 @@ function checkToken(token: string): void {
       { variable: 'VAULT_MCP_HTTP_TOKEN' },
     )
   }
+}
+
+function parseOAuth(env: McpEnv): McpOAuthOptions | undefined {
+  const issuer = env.VAULT_MCP_OAUTH_ISSUER || undefined
+  const resource = env.VAULT_MCP_OAUTH_RESOURCE || undefined
+  const scopes = env.VAULT_MCP_OAUTH_SCOPES || undefined
+  if (issuer === undefined) {
+    const stray =
+      resource !== undefined ? 'VAULT_MCP_OAUTH_RESOURCE' : scopes && 'VAULT_MCP_OAUTH_SCOPES'
+    if (stray) {
+      throw new McpConfigError(
+        `${stray} is set but VAULT_MCP_OAUTH_ISSUER is not: set the issuer URL of the authorization server whose access tokens this server accepts.`,
+        { variable: 'VAULT_MCP_OAUTH_ISSUER' },
+      )
+    }
+    return undefined
+  }
+  if (resource === undefined) {
+    throw new McpConfigError(
+      "VAULT_MCP_OAUTH_RESOURCE is required with VAULT_MCP_OAUTH_ISSUER: set it to this server's public URL as clients reach it (such as https://mcp.example.com/mcp), the audience its access tokens must name.",
+      { variable: 'VAULT_MCP_OAUTH_RESOURCE' },
+    )
+  }
+  const scopeList = (scopes ?? '').split(/[\s,]+/).filter(Boolean)
+  const badScope = scopeList.find((scope) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope))
+  if (badScope !== undefined) {
+    throw new McpConfigError(
+      `VAULT_MCP_OAUTH_SCOPES must be scope names separated by spaces (printable ASCII, no quote or backslash), not ${JSON.stringify(badScope.slice(0, 40))}.`,
+      { variable: 'VAULT_MCP_OAUTH_SCOPES' },
+    )
+  }
+  return {
+    issuer: oauthUrl(issuer, 'VAULT_MCP_OAUTH_ISSUER'),
+    resource: oauthUrl(resource, 'VAULT_MCP_OAUTH_RESOURCE'),
+    scopes: scopeList,
+  }
+}
+
+/** An https URL without query or fragment; http only for a loopback host (a test, a local issuer). */
+function oauthUrl(text: string, variable: keyof McpEnv): string {
+  let url: URL | undefined
+  try {
+    url = new URL(text)
+  } catch {}
+  const secure =
+    url?.protocol === 'https:' || (url?.protocol === 'http:' && isLoopbackHost(url.hostname))
+  if (!url || !secure || url.search !== '' || url.hash !== '' || url.username || url.password) {
+    throw new McpConfigError(
+      `${variable} must be an https URL without query, fragment or credentials (http only on loopback), not ${JSON.stringify(text.slice(0, 80))}.`,
+      { variable },
+    )
+  }
+  return text
 }
 
 function parseOrigins(text: string | undefined): string[] {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { loadMcpConfig, McpConfigError } from './config.js'
+import { writeResponse } from './http/node.js'
 import { createMcpHttpHandler, listenHosts, type McpHttpHandler } from './http.js'
 import { loadMcpHttpConfig } from './httpConfig.js'
 import { createLogger, redactLogText } from './logger.js'
@@ -16,11 +17,12 @@ export type HttpServerFlags = {
 
 /**
  * Runs the MCP server over Streamable HTTP until SIGTERM or SIGINT: what `x402-vault mcp --http`
- * does. It answers `POST /mcp` (the MCP endpoint, see {@link createMcpHttpHandler}) and
- * `GET /healthz` (no authentication, no RPC), and starts verifying the vault deployment at once; when
- * the RPC cannot be reached, the server still starts and each tool answers a retryable error until it
- * can. On SIGTERM it stops accepting connections, lets the requests in flight finish, and resolves 0.
- * A public server (`--public`) says so at start, on stderr, at the `warn` level.
+ * does. It answers `POST /mcp` (the MCP endpoint, see {@link createMcpHttpHandler}), `GET /healthz`
+ * (no authentication, no RPC) and, with OAuth, `GET /.well-known/oauth-protected-resource[/mcp]`
+ * (the protected-resource metadata, no authentication), and starts verifying the vault deployment at
+ * once; when the RPC cannot be reached, the server still starts and each tool answers a retryable
+ * error until it can. On SIGTERM it stops accepting connections, lets the requests in flight finish,
+ * and resolves 0. A public server (`--public`) says so at start, on stderr, at the `warn` level.
  *
  * @param env - The environment, usually `process.env` (see `McpEnv`).
  * @param flags - `host` (default 127.0.0.1), `port` (default `VAULT_MCP_PORT`, else 8402) and
@@ -71,6 +73,7 @@ export async function runHttpServer(
   handler = createMcpHttpHandler(config, {
     token: settings.token,
     public: settings.public,
+    oauth: settings.oauth,
     allowedOrigins: settings.allowedOrigins,
     // A public server answers only for the names it is published under; a private one for its own
     // address too.
@@ -84,6 +87,14 @@ export async function runHttpServer(
     requestTimeoutMs: settings.requestTimeoutMs,
     logger,
   })
+  if (settings.oauth) {
+    // Before the line that says it serves (which a supervisor may wait for). Only the URLs' origins
+    // reach the log, as for every URL: the words after each keep the line readable.
+    const { issuer, resource, scopes = [] } = settings.oauth
+    logger.info(
+      `OAuth: accepting access tokens from ${issuer} for ${resource} with ${scopes.length > 0 ? `the scopes ${scopes.join(' ')}` : 'any scope'}.`,
+    )
+  }
   const shown = settings.host.includes(':') ? `[${settings.host}]` : settings.host
   const serving = `Serving MCP over Streamable HTTP (stateless) at POST /mcp on ${shown}:${port},`
   const verifying = `Verifying the vault deployment on ${config.chain}.`
@@ -94,7 +105,7 @@ export async function runHttpServer(
     )
   } else {
     logger.info(
-      `${serving} ${settings.token ? 'to clients with the bearer token' : 'to loopback clients, without a token'}. ${verifying}`,
+      `${serving} ${settings.oauth ? 'to clients with an OAuth access token' : settings.token ? 'to clients with the bearer token' : 'to loopback clients, without a token'}. ${verifying}`,
     )
   }
   handler.verifyInBackground()
@@ -121,11 +132,17 @@ function route(
   response: ServerResponse,
   handler: McpHttpHandler | undefined,
 ): void {
-  const path = (request.url ?? '/').split('?')[0]
+  const path = (request.url ?? '/').split('?')[0] ?? '/'
   if (path === '/healthz' && (request.method === 'GET' || request.method === 'HEAD')) {
     // Liveness only: it neither needs the token nor touches the RPC.
     response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' })
     response.end(request.method === 'HEAD' ? undefined : '{"status":"ok"}')
+    return
+  }
+  const metadata = handler?.resourceMetadata
+  if (metadata?.paths.includes(path) && (request.method === 'GET' || request.method === 'HEAD')) {
+    // Public: a client reads it to find the authorization server before it holds a token.
+    writeResponse(metadata.response(), response).catch(() => response.destroy())
     return
   }
   if (path === '/mcp' && handler) {

@@ -15,6 +15,8 @@ export {
   type McpHttpHandler,
   type McpHttpHandlerOptions,
   type McpHttpRequestInfo,
+  type McpOAuthOptions,
+  type ResourceMetadata,
 } from './http.js'
 export { loadMcpHttpConfig, type McpHttpConfig } from './httpConfig.js'
 export { type HttpServerFlags, runHttpServer } from './httpServer.js'
