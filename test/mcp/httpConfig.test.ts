@@ -60,7 +60,7 @@ it('public refuses a token (it serves anyone on purpose) and needs its host name
   ).toEqual({
     variable: 'VAULT_MCP_PUBLIC',
     message:
-      'VAULT_MCP_PUBLIC (or --public) and VAULT_MCP_HTTP_TOKEN do not go together: a public server serves anyone without a token, a private one only clients with it. Unset one of them.',
+      'VAULT_MCP_PUBLIC (or --public) and VAULT_MCP_HTTP_TOKEN do not go together: a public server serves anyone without authentication, a private one only clients that authenticate. Unset one of them.',
   })
   const noHosts = refusal(() => loadMcpHttpConfig({}, { public: true }))
   expect(noHosts.variable).toBe('VAULT_MCP_ALLOWED_HOSTS')
@@ -164,7 +164,21 @@ describe('OAuth settings', () => {
 
   it('beyond loopback, neither a token nor OAuth: refused, naming both', () => {
     expect(oauthRefusal({}, '0.0.0.0').message).toContain(
-      'or accept OAuth access tokens (VAULT_MCP_OAUTH_ISSUER and VAULT_MCP_OAUTH_RESOURCE)',
+      'accept OAuth access tokens (VAULT_MCP_OAUTH_ISSUER and VAULT_MCP_OAUTH_RESOURCE)',
     )
+  })
+
+  it('public mode takes no OAuth either: refused at start, naming both', () => {
+    expect(
+      oauthRefusal({
+        ...oauthEnv,
+        VAULT_MCP_PUBLIC: '1',
+        VAULT_MCP_ALLOWED_HOSTS: 'mcp.example.com',
+      }),
+    ).toEqual({
+      variable: 'VAULT_MCP_PUBLIC',
+      message:
+        'VAULT_MCP_PUBLIC (or --public) and VAULT_MCP_OAUTH_ISSUER do not go together: a public server serves anyone without authentication, a private one only clients that authenticate. Unset one of them.',
+    })
   })
 })
