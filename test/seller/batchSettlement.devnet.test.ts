@@ -334,6 +334,19 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
       toBlock: refundBlock,
     })
     expect(books.entries).toEqual([])
+    // The buyer's books: its channel deposit out, the refund in, and the charges between them.
+    const buyerBooks = await t.vault.getLedger({ wallet: buyer(), fromBlock: firstBlock })
+    expect(buyerBooks.reconciled).toBe(true)
+    expect(
+      buyerBooks.entries.map((entry) => [entry.kind, entry.direction, entry.amount, entry.txHash]),
+    ).toEqual([
+      ['channel-deposit', 'out', deposit, expect.any(String)],
+      ['channel-refund', 'in', deposit - charged, refundTx],
+    ])
+    expect(buyerBooks.totals).toMatchObject({
+      channelDeposits: deposit,
+      channelRefunds: deposit - charged,
+    })
   })
 
   it('an idle channel whose deposit was all charged is claimed and left in place: it keeps no other idle channel from its refund, and no refund of nothing is tried', async () => {
