@@ -1,12 +1,8 @@
 /**
- * Shared parts of the batch-settlement tests (and any bench of them): x402's stock batch-settlement buyer,
- * and what x402's batch-settlement contract did on the devnet, read from the facilitator's transactions
- * (deposits, claims with each row they carried, settles to the merchant, refunds to buyers).
+ * Shared parts of the batch-settlement tests (and any bench of them): what x402's batch-settlement contract
+ * did on the devnet, read from the facilitator's transactions (deposits, claims with each row they carried,
+ * settles to the merchant, refunds to buyers). Its stock buyer is `buyerClient` (harness/merchantApps.ts).
  */
-import { x402Client, x402HTTPClient } from '@x402/core/client'
-import { toClientEvmSigner } from '@x402/evm'
-import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
 import {
   createPublicClient,
   decodeFunctionData,
@@ -18,7 +14,6 @@ import {
   parseEventLogs,
   type TransactionReceipt,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import type { Devnet } from '../src/devnet/startDevnet.js'
 import { x402BatchSettlementAddress } from '../src/sdk/shared.js'
 import { receiptsFrom } from './merchant.js'
@@ -37,38 +32,6 @@ export const batchSettlementAbi = parseAbi([
   'function multicall(bytes[] data) returns (bytes[] results)',
   'function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)',
 ])
-
-/**
- * x402's stock batch-settlement buyer: its fetch wrapper and batch-settlement EVM client scheme, spend
- * controls on; on Base Sepolia opted in to the vault's USDC (not one of x402's default assets).
- *
- * @param devnet - The devnet.
- * @param baseFetch - The fetch it pays through (an app's own `fetch`, or the global one).
- * @param privateKey - The buyer's key; default the devnet's buyer.
- * @returns A fetch that pays 402s.
- * @example
- * const pay = batchBuyerFetch(devnet, shop.appFetch)
- * await pay('http://merchant.test/tick')
- */
-export function batchBuyerFetch(
-  devnet: Devnet,
-  baseFetch: typeof fetch = fetch,
-  privateKey: Hex = devnet.accounts.buyer.privateKey,
-) {
-  const network = `eip155:${devnet.chainId}` as const
-  const publicClient = createPublicClient({
-    chain: devnet.viemChain,
-    transport: http(devnet.rpcUrl),
-  })
-  const client = new x402Client().register(
-    network,
-    new BatchSettlementEvmScheme(toClientEvmSigner(privateKeyToAccount(privateKey), publicClient)),
-  )
-  if (devnet.chain === 'base-sepolia') {
-    client.setSpendControls({ allowedAssets: [{ network, asset: devnet.addresses.usdc }] })
-  }
-  return wrapFetchWithPayment(baseFetch, new x402HTTPClient(client))
-}
 
 /** The claim rows a transaction to the contract carried (a claim, or a multicall with one, as a refund sends). */
 function claimRowsOf(input: Hex): number {

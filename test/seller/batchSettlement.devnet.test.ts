@@ -13,7 +13,6 @@ import { erc20Abi, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
-  batchBuyerFetch,
   batchSettlementAbi,
   escrowActivity,
   nextEscrowEvent,
@@ -27,7 +26,7 @@ import {
   sweepEvents,
   usdcBalance,
 } from '../../harness/merchant.js'
-import { paymentResponseOf } from '../../harness/merchantApps.js'
+import { buyerClient, paymentResponseOf } from '../../harness/merchantApps.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { type AttachToResourceServerOptions, parseUsdc, type Sweeper } from '../../src/index.js'
 import { createPaywall, createPostgresChannelStorage } from '../../src/plugins/hono.js'
@@ -63,8 +62,14 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
   const merchantBalance = () => usdcBalance(devnet, merchant())
   const nextBlock = async () => (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
 
+  /** x402's stock batch-settlement buyer: spend controls on, on Base Sepolia opted in to the vault's USDC. */
   const batchBuyer = (appFetch: typeof fetch, privateKey?: Hex) =>
-    batchBuyerFetch(devnet, appFetch, privateKey)
+    buyerClient(devnet, {
+      fetch: appFetch,
+      privateKey,
+      spendControls: setting.chain === 'base-sepolia' ? 'opt-in' : 'stock',
+      scheme: 'batch-settlement',
+    }).pay
 
   /** A Hono shop selling `GET /tick` at 0.001 USDC with batch-settlement, its sweeper's events recorded. */
   async function openShop(sweep: SweepOptions | false, batchSettlement: PaywallBatchSettlement) {

@@ -11,17 +11,14 @@
 import { type Hex, isAddressEqual, parseTransaction, toFunctionSelector } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  batchBuyerFetch,
-  batchSettlementAbi,
-  escrowActivity,
-} from '../../harness/batchSettlement.js'
+import { batchSettlementAbi, escrowActivity } from '../../harness/batchSettlement.js'
 import {
   type CountingProxy,
   type RpcCall,
   startCountingProxy,
 } from '../../harness/countingProxy.js'
 import { gate, type MerchantRpc, usdcBalance, watchMerchantRpc } from '../../harness/merchant.js'
+import { buyerClient } from '../../harness/merchantApps.js'
 import { spawnMerchant } from '../../harness/spawnMerchant.js'
 import { type FacilitatorServer, startFacilitatorServer } from '../../src/devnet/facilitator.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
@@ -118,7 +115,7 @@ describe('a batch-settlement seller killed during its claim', () => {
       try {
         const first = sellers[0] as (typeof sellers)[number]
         const url = `http://127.0.0.1:${(await first.next('ready')).port}/tick`
-        const pay = batchBuyerFetch(devnet)
+        const pay = buyerClient(devnet, { scheme: 'batch-settlement' }).pay
         // The first request deposits into the escrow and carries the first voucher; the claim job claims it.
         expect((await pay(url)).status).toBe(200)
         await held.opened
