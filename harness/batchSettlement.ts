@@ -10,33 +10,17 @@ import {
   type Hex,
   http,
   isAddressEqual,
-  parseAbi,
   parseEventLogs,
   type TransactionReceipt,
 } from 'viem'
 import type { Devnet } from '../src/devnet/startDevnet.js'
-import { x402BatchSettlementAddress } from '../src/sdk/shared.js'
+import { x402BatchSettlementAbi, x402BatchSettlementAddress } from '../src/sdk/shared.js'
 import { receiptsFrom } from './merchant.js'
-
-/** x402's batch-settlement contract as published: the events and the calls these tests read. */
-export const batchSettlementAbi = parseAbi([
-  'struct ChannelConfig { address payer; address payerAuthorizer; address receiver; address receiverAuthorizer; address token; uint40 withdrawDelay; bytes32 salt; }',
-  'event Deposited(bytes32 indexed channelId, address indexed sender, uint128 amount, uint128 newBalance)',
-  'event Claimed(bytes32 indexed channelId, address indexed sender, uint128 claimAmount, uint128 newTotalClaimed)',
-  'event Settled(address indexed receiver, address indexed token, address indexed sender, uint128 amount)',
-  'event Refunded(bytes32 indexed channelId, address indexed sender, uint128 amount)',
-  'struct Voucher { ChannelConfig channel; uint128 maxClaimableAmount; }',
-  'struct VoucherClaim { Voucher voucher; bytes signature; uint128 totalClaimed; }',
-  'function claim(VoucherClaim[] voucherClaims)',
-  'function claimWithSignature(VoucherClaim[] voucherClaims, bytes authorizerSignature)',
-  'function multicall(bytes[] data) returns (bytes[] results)',
-  'function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)',
-])
 
 /** The claim rows a transaction to the contract carried (a claim, or a multicall with one, as a refund sends). */
 function claimRowsOf(input: Hex): number {
   try {
-    const call = decodeFunctionData({ abi: batchSettlementAbi, data: input })
+    const call = decodeFunctionData({ abi: x402BatchSettlementAbi, data: input })
     if (call.functionName === 'claim' || call.functionName === 'claimWithSignature') {
       return (call.args[0] as readonly unknown[]).length
     }
@@ -79,7 +63,7 @@ export async function escrowActivity(devnet: Devnet, fromBlock: bigint) {
   for (const receipt of receipts) {
     if (!receipt.to || !isAddressEqual(receipt.to, x402BatchSettlementAddress)) continue
     const { input } = await publicClient.getTransaction({ hash: receipt.transactionHash })
-    const logs = parseEventLogs({ abi: batchSettlementAbi, logs: receipt.logs }).filter((log) =>
+    const logs = parseEventLogs({ abi: x402BatchSettlementAbi, logs: receipt.logs }).filter((log) =>
       isAddressEqual(log.address, x402BatchSettlementAddress),
     )
     transactions.push({
@@ -131,7 +115,7 @@ export function nextEscrowEvent<name extends 'Claimed' | 'Settled' | 'Refunded'>
   return new Promise<{ txHash: Hash; blockNumber: bigint }>((resolve, reject) => {
     const stop = publicClient.watchContractEvent({
       address: x402BatchSettlementAddress,
-      abi: batchSettlementAbi,
+      abi: x402BatchSettlementAbi,
       eventName: eventName as 'Refunded',
       fromBlock,
       poll: true,

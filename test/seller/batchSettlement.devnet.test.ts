@@ -12,11 +12,7 @@ import { Hono } from 'hono'
 import { erc20Abi, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  batchSettlementAbi,
-  escrowActivity,
-  nextEscrowEvent,
-} from '../../harness/batchSettlement.js'
+import { escrowActivity, nextEscrowEvent } from '../../harness/batchSettlement.js'
 import type { CountingProxy } from '../../harness/countingProxy.js'
 import {
   approvePermit2Once,
@@ -31,7 +27,7 @@ import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { type AttachToResourceServerOptions, parseUsdc, type Sweeper } from '../../src/index.js'
 import { createPaywall, createPostgresChannelStorage } from '../../src/plugins/hono.js'
 import type { PaywallBatchSettlement } from '../../src/plugins/paywallOptions.js'
-import { x402BatchSettlementAddress } from '../../src/sdk/shared.js'
+import { x402BatchSettlementAbi, x402BatchSettlementAddress } from '../../src/sdk/shared.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { startPostgres } from '../support/postgres.js'
 
@@ -316,7 +312,7 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
     expect(buyerStart - (await usdcBalance(devnet, buyer()))).toBe(charged)
     const [balance, totalClaimed] = await t.publicClient.readContract({
       address: x402BatchSettlementAddress,
-      abi: batchSettlementAbi,
+      abi: x402BatchSettlementAbi,
       functionName: 'channels',
       args: [channel?.channelId as Hex],
     })

@@ -9,13 +9,12 @@ import {
   type Log,
   numberToHex,
   pad,
-  parseAbi,
   parseEventLogs,
   type RpcLog,
 } from 'viem'
 import { getLogs } from 'viem/actions'
 import { routerAbi, usdcAbi } from '../abis/index.js'
-import { x402BatchSettlementAbi } from '../abis/x402.js'
+import { x402BatchSettlementAbi, x402ExactPermit2ProxyAbi } from '../abis/x402.js'
 import {
   x402BatchSettlementAddress,
   x402Erc3009DepositCollectorAddress,
@@ -37,7 +36,8 @@ const x402Permit2Proxies: readonly Address[] = [
   x402ExactPermit2ProxyAddress,
   x402UptoPermit2ProxyAddress,
 ]
-const x402ProxyEvents = parseAbi(['event Settled()', 'event SettledWithPermit()'])
+/** `Settled()` and `SettledWithPermit()`: the `upto` proxy's are the same events. */
+const x402ProxyEvents = x402ExactPermit2ProxyAbi.filter((item) => item.type === 'event')
 
 /**
  * Where the wallet's money goes into an x402 payment channel: the batch-settlement contract itself (a
