@@ -62,8 +62,8 @@ export async function measureBuyer(ctx: BenchContext): Promise<Measured<BuyerBen
   await vault.ensureInitializedAndWait()
   const shop: Shop = await openPaywallShop(devnet, price, { minIdleThreshold: '1000000' })
   const cap = parseUsdc(price)
-  const plain = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, cap)
-  const attached = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, cap)
+  const plain = buyerClient(devnet, { maxAmountPerPayment: cap })
+  const attached = buyerClient(devnet, { maxAmountPerPayment: cap })
   const recalls: Recall[] = []
   // How long each payment waits before x402 signs it.
   const { attached: attachment, waits } = timeHookWaits(attached.client, () =>

@@ -10,8 +10,7 @@ import {
   toHex,
 } from 'viem'
 import { receiptsFrom, usdcBalance } from '../harness/merchant.js'
-import { buyerFetch } from '../harness/merchantApps.js'
-import { batchSettlementBuyerFetch, uptoBuyerFetch } from '../harness/schemeBuyers.js'
+import { buyerClient, buyerFetch } from '../harness/merchantApps.js'
 import { formatUsdc, parseUsdc } from '../src/index.js'
 import type { PaywallScheme } from '../src/plugins/express.js'
 import { x402BatchSettlementAddress } from '../src/sdk/shared.js'
@@ -85,7 +84,12 @@ export async function measureSchemeGas(ctx: BenchContext): Promise<Measured<Sche
 
   const exact = await runScheme(ctx, requests, { scheme: 'exact' }, buyerFetch(devnet))
   expectReceived('exact', exact.received, priceUnits * BigInt(requests))
-  const upto = await runScheme(ctx, requests, { scheme: 'upto', charge }, uptoBuyerFetch(devnet))
+  const upto = await runScheme(
+    ctx,
+    requests,
+    { scheme: 'upto', charge },
+    buyerClient(devnet, { scheme: 'upto' }).pay,
+  )
   expectReceived('upto', upto.received, charge * BigInt(requests))
   const batch = await runScheme(
     ctx,
@@ -97,9 +101,10 @@ export async function measureSchemeGas(ctx: BenchContext): Promise<Measured<Sche
       batchSettlement: { claimIntervalMs: 3_600_000, settleIntervalMs: 3_600_000 },
     },
     // A channel of its own: the latency row's buyer opens another.
-    batchSettlementBuyerFetch(devnet, fetch, undefined, {
-      salt: keccak256(toHex('x402-vault bench: scheme gas')),
-    }),
+    buyerClient(devnet, {
+      scheme: 'batch-settlement',
+      batchSettlement: { salt: keccak256(toHex('x402-vault bench: scheme gas')) },
+    }).pay,
   )
   expectReceived('batch-settlement', batch.received, priceUnits * BigInt(requests))
 

@@ -1,6 +1,6 @@
 import { keccak256, toHex } from 'viem'
 import { receiptsFrom, sweepEvents, usdcBalance } from '../harness/merchant.js'
-import { batchSettlementBuyerFetch, uptoBuyerFetch } from '../harness/schemeBuyers.js'
+import { buyerClient } from '../harness/merchantApps.js'
 import { formatUsdc, parseUsdc } from '../src/index.js'
 import type { BenchContext, Measured } from './context.js'
 import {
@@ -47,7 +47,7 @@ export async function measureSchemeLatency(ctx: BenchContext): Promise<Measured<
   const { devnet } = ctx
   const merchant = devnet.accounts.merchant.address
   const charge = parseUsdc('0.5')
-  const uptoPay = uptoBuyerFetch(devnet)
+  const uptoPay = buyerClient(devnet, { scheme: 'upto' }).pay
   const upto = await pairedShops(
     ctx,
     'upto latency',
@@ -57,7 +57,11 @@ export async function measureSchemeLatency(ctx: BenchContext): Promise<Measured<
     { plain: uptoPay, withSweeper: uptoPay },
   )
 
-  const channel = (name: string) => ({ salt: keccak256(toHex(`x402-vault bench: ${name}`)) })
+  const channelBuyer = (name: string) =>
+    buyerClient(devnet, {
+      scheme: 'batch-settlement',
+      batchSettlement: { salt: keccak256(toHex(`x402-vault bench: ${name}`)) },
+    }).pay
   const batch = await pairedShops(
     ctx,
     'batch-settlement latency',
@@ -68,8 +72,8 @@ export async function measureSchemeLatency(ctx: BenchContext): Promise<Measured<
     },
     (await usdcBalance(devnet, merchant)) - parseUsdc('10'),
     {
-      plain: batchSettlementBuyerFetch(devnet, fetch, undefined, channel('plain latency')),
-      withSweeper: batchSettlementBuyerFetch(devnet, fetch, undefined, channel('paywall latency')),
+      plain: channelBuyer('plain latency'),
+      withSweeper: channelBuyer('paywall latency'),
     },
   )
   const { claims, settles } = batchKinds(

@@ -1,12 +1,8 @@
 /**
- * Shared parts of the batch-settlement tests (and any bench of them): x402's stock batch-settlement buyer,
- * and what x402's batch-settlement contract did on the devnet, read from the facilitator's transactions
- * (deposits, claims with each row they carried, settles to the merchant, refunds to buyers).
+ * Shared parts of the batch-settlement tests (and any bench of them): what x402's batch-settlement contract
+ * did on the devnet, read from the facilitator's transactions (deposits, claims with each row they carried,
+ * settles to the merchant, refunds to buyers). Its stock buyer is `buyerClient` (harness/merchantApps.ts).
  */
-import { x402Client, x402HTTPClient } from '@x402/core/client'
-import { toClientEvmSigner } from '@x402/evm'
-import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
 import {
   createPublicClient,
   decodeFunctionData,
@@ -14,66 +10,17 @@ import {
   type Hex,
   http,
   isAddressEqual,
-  parseAbi,
   parseEventLogs,
   type TransactionReceipt,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import type { Devnet } from '../src/devnet/startDevnet.js'
-import { x402BatchSettlementAddress } from '../src/sdk/shared.js'
+import { x402BatchSettlementAbi, x402BatchSettlementAddress } from '../src/sdk/shared.js'
 import { receiptsFrom } from './merchant.js'
-
-/** x402's batch-settlement contract as published: the events and the calls these tests read. */
-export const batchSettlementAbi = parseAbi([
-  'struct ChannelConfig { address payer; address payerAuthorizer; address receiver; address receiverAuthorizer; address token; uint40 withdrawDelay; bytes32 salt; }',
-  'event Deposited(bytes32 indexed channelId, address indexed sender, uint128 amount, uint128 newBalance)',
-  'event Claimed(bytes32 indexed channelId, address indexed sender, uint128 claimAmount, uint128 newTotalClaimed)',
-  'event Settled(address indexed receiver, address indexed token, address indexed sender, uint128 amount)',
-  'event Refunded(bytes32 indexed channelId, address indexed sender, uint128 amount)',
-  'struct Voucher { ChannelConfig channel; uint128 maxClaimableAmount; }',
-  'struct VoucherClaim { Voucher voucher; bytes signature; uint128 totalClaimed; }',
-  'function claim(VoucherClaim[] voucherClaims)',
-  'function claimWithSignature(VoucherClaim[] voucherClaims, bytes authorizerSignature)',
-  'function multicall(bytes[] data) returns (bytes[] results)',
-  'function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)',
-])
-
-/**
- * x402's stock batch-settlement buyer: its fetch wrapper and batch-settlement EVM client scheme, spend
- * controls on; on Base Sepolia opted in to the vault's USDC (not one of x402's default assets).
- *
- * @param devnet - The devnet.
- * @param baseFetch - The fetch it pays through (an app's own `fetch`, or the global one).
- * @param privateKey - The buyer's key; default the devnet's buyer.
- * @returns A fetch that pays 402s.
- * @example
- * const pay = batchBuyerFetch(devnet, shop.appFetch)
- * await pay('http://merchant.test/tick')
- */
-export function batchBuyerFetch(
-  devnet: Devnet,
-  baseFetch: typeof fetch = fetch,
-  privateKey: Hex = devnet.accounts.buyer.privateKey,
-) {
-  const network = `eip155:${devnet.chainId}` as const
-  const publicClient = createPublicClient({
-    chain: devnet.viemChain,
-    transport: http(devnet.rpcUrl),
-  })
-  const client = new x402Client().register(
-    network,
-    new BatchSettlementEvmScheme(toClientEvmSigner(privateKeyToAccount(privateKey), publicClient)),
-  )
-  if (devnet.chain === 'base-sepolia') {
-    client.setSpendControls({ allowedAssets: [{ network, asset: devnet.addresses.usdc }] })
-  }
-  return wrapFetchWithPayment(baseFetch, new x402HTTPClient(client))
-}
 
 /** The claim rows a transaction to the contract carried (a claim, or a multicall with one, as a refund sends). */
 function claimRowsOf(input: Hex): number {
   try {
-    const call = decodeFunctionData({ abi: batchSettlementAbi, data: input })
+    const call = decodeFunctionData({ abi: x402BatchSettlementAbi, data: input })
     if (call.functionName === 'claim' || call.functionName === 'claimWithSignature') {
       return (call.args[0] as readonly unknown[]).length
     }
@@ -116,7 +63,7 @@ export async function escrowActivity(devnet: Devnet, fromBlock: bigint) {
   for (const receipt of receipts) {
     if (!receipt.to || !isAddressEqual(receipt.to, x402BatchSettlementAddress)) continue
     const { input } = await publicClient.getTransaction({ hash: receipt.transactionHash })
-    const logs = parseEventLogs({ abi: batchSettlementAbi, logs: receipt.logs }).filter((log) =>
+    const logs = parseEventLogs({ abi: x402BatchSettlementAbi, logs: receipt.logs }).filter((log) =>
       isAddressEqual(log.address, x402BatchSettlementAddress),
     )
     transactions.push({
@@ -168,7 +115,7 @@ export function nextEscrowEvent<name extends 'Claimed' | 'Settled' | 'Refunded'>
   return new Promise<{ txHash: Hash; blockNumber: bigint }>((resolve, reject) => {
     const stop = publicClient.watchContractEvent({
       address: x402BatchSettlementAddress,
-      abi: batchSettlementAbi,
+      abi: x402BatchSettlementAbi,
       eventName: eventName as 'Refunded',
       fromBlock,
       poll: true,

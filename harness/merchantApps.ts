@@ -7,7 +7,10 @@ import type { AddressInfo } from 'node:net'
 import { x402Client, x402HTTPClient } from '@x402/core/client'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import { toClientEvmSigner } from '@x402/evm'
-import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
+import {
+  BatchSettlementEvmScheme,
+  type BatchSettlementEvmSchemeOptions,
+} from '@x402/evm/batch-settlement/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
@@ -26,42 +29,77 @@ import { createPaywall as createHonoPaywall } from '../src/plugins/hono.js'
 import { keepConnectionsAlive } from './keepConnectionsAlive.js'
 
 /**
- * A fetch that pays 402s as a buyer on the live chain would: x402's fetch wrapper and its exact EVM client
- * scheme, signing with `privateKey` (default: the devnet's buyer) and reading the chain, so that a buyer
- * who never approved Permit2 signs an EIP-2612 permit when the seller offers gas sponsoring. x402's spend
- * controls stay on: the buyer opts in to the vault's USDC (on Base Sepolia not one of x402's default
- * assets) with `allowedAssets`; or, with `spendControls: 'stock'`, keeps x402's defaults untouched, as a
- * buyer set up by x402's own docs does.
+ * A fetch that pays 402s as a buyer on the live chain would, with x402's `exact` scheme: {@link buyerClient}'s
+ * `pay`, signing with `privateKey` (default: the devnet's buyer).
  */
 export function buyerFetch(
   devnet: Devnet,
   baseFetch: typeof fetch = fetch,
   privateKey: Hex = devnet.accounts.buyer.privateKey,
-  spendControls: 'opt-in' | 'stock' = 'opt-in',
+  spendControls: BuyerOptions['spendControls'] = 'opt-in',
 ) {
-  return buyerClient(devnet, baseFetch, privateKey, undefined, spendControls).pay
+  return buyerClient(devnet, { fetch: baseFetch, privateKey, spendControls }).pay
 }
 
 /** The x402 schemes a stock buyer pays with: each with x402's own EVM client scheme. */
 export type BuyerScheme = 'exact' | 'upto' | 'batch-settlement'
 
+/** Who {@link buyerClient}'s buyer is and how it pays; every field has a default. */
+export type BuyerOptions = {
+  /** What reaches the merchant app; default the global fetch. */
+  fetch?: typeof fetch
+  /** The buyer's key; default the devnet's buyer. */
+  privateKey?: Hex
+  /**
+   * Raises x402's per-payment cap on the vault's USDC (base units), as a buyer of pricier APIs does (x402's
+   * default is $1 on the USDC it knows). Only with `spendControls: 'opt-in'`.
+   */
+  maxAmountPerPayment?: bigint
+  /**
+   * x402's spend controls stay on either way. `opt-in` (default): the buyer opts in to the vault's USDC with
+   * `allowedAssets` (on Base Sepolia not one of x402's default assets; on Base, Circle's USDC, the entry
+   * changes nothing unless it carries `maxAmountPerPayment`). `stock`: x402's defaults untouched, as a buyer
+   * set up by x402's own docs has them.
+   */
+  spendControls?: 'opt-in' | 'stock'
+} & (
+  | {
+      /** x402's client scheme: `exact` (default, `ExactEvmScheme`) or `upto` (`UptoEvmScheme`). */
+      scheme?: 'exact' | 'upto'
+    }
+  | {
+      /**
+       * x402's `BatchSettlementEvmScheme`: its first request to a seller deposits into x402's escrow, the
+       * next ones sign vouchers, and it tops the channel up when the deposit runs out.
+       */
+      scheme: 'batch-settlement'
+      /**
+       * x402's batch-settlement client options (default x402's: its channels in memory, deposits sized by
+       * its deposit policy). The client keeps its channels in its own memory, so a new one with the same
+       * key and `salt` would not know a channel an earlier one opened: give each buyer of a run its own
+       * `salt`.
+       */
+      batchSettlement?: BatchSettlementEvmSchemeOptions
+    }
+)
+
 /**
- * {@link buyerFetch}'s parts: the x402 client (whose hooks `vault.attachToClient` takes), the HTTP client that
- * `wrapFetchWithPayment` drives (whose 402 hook tells each payment's URL), and the paying fetch.
- * `maxAmountPerPayment` (base units) raises x402's per-payment cap on the vault's USDC, as a buyer of
- * pricier APIs does (x402's default is $1 on the USDC it knows). With `spendControls: 'stock'` the
- * client keeps x402's defaults untouched. `scheme` picks x402's client scheme: `exact` (default),
- * `upto` (`UptoEvmScheme`) or `batch-settlement` (`BatchSettlementEvmScheme`, x402's defaults: its
- * channel state in memory, deposits sized by x402's deposit policy).
+ * A stock x402 buyer, for every scheme the devnet sells: the x402 client (whose hooks
+ * `vault.attachToClient` takes), the HTTP client that `wrapFetchWithPayment` drives (whose 402 hook tells
+ * each payment's URL), and the paying fetch, x402's fetch wrapper. Its signer reads the chain, so that a
+ * buyer who never approved Permit2 signs an EIP-2612 permit when the seller offers gas sponsoring. `upto`
+ * and `batch-settlement` pay the vault's USDC through Permit2 on Base Sepolia: the buyer must have approved
+ * Permit2 once (`approvePermit2Once` in harness/merchant.ts).
+ *
+ * @param devnet - The devnet.
+ * @param options - The fetch it pays through, the key, the spend controls and the scheme.
+ * @returns `{ client, httpClient, pay }`.
+ * @example
+ * const { pay } = buyerClient(devnet, { scheme: 'batch-settlement', batchSettlement: { salt } })
+ * const response = await pay(`${baseUrl}/tick`)
  */
-export function buyerClient(
-  devnet: Devnet,
-  baseFetch: typeof fetch = fetch,
-  privateKey: Hex = devnet.accounts.buyer.privateKey,
-  maxAmountPerPayment?: bigint,
-  spendControls: 'opt-in' | 'stock' = 'opt-in',
-  scheme: BuyerScheme = 'exact',
-) {
+export function buyerClient(devnet: Devnet, options: BuyerOptions = {}) {
+  const { privateKey = devnet.accounts.buyer.privateKey, maxAmountPerPayment } = options
   const network = `eip155:${devnet.chainId}` as const
   const publicClient = createPublicClient({
     chain: devnet.viemChain,
@@ -70,13 +108,13 @@ export function buyerClient(
   const signer = toClientEvmSigner(privateKeyToAccount(privateKey), publicClient)
   const client = new x402Client().register(
     network,
-    scheme === 'upto'
+    options.scheme === 'upto'
       ? new UptoEvmScheme(signer)
-      : scheme === 'batch-settlement'
-        ? new BatchSettlementEvmScheme(signer)
+      : options.scheme === 'batch-settlement'
+        ? new BatchSettlementEvmScheme(signer, options.batchSettlement)
         : new ExactEvmScheme(signer),
   )
-  if (spendControls === 'opt-in') {
+  if ((options.spendControls ?? 'opt-in') === 'opt-in') {
     client.setSpendControls({
       allowedAssets: [
         {
@@ -90,7 +128,7 @@ export function buyerClient(
     })
   }
   const httpClient = new x402HTTPClient(client)
-  return { client, httpClient, pay: wrapFetchWithPayment(baseFetch, httpClient) }
+  return { client, httpClient, pay: wrapFetchWithPayment(options.fetch ?? fetch, httpClient) }
 }
 
 /** The settlement in a paid response's `PAYMENT-RESPONSE` header. */

@@ -226,6 +226,7 @@ export {
   sweep,
 } from './sdk/sweep/sweep.js'
 export type { PauseChange, SweeperProblem, SweepPhase } from './sdk/sweep/sweepObservers.js'
+export type { SweepTuningOptions } from './sdk/sweep/sweepTuning.js'
 export type {
   ApproveTransaction,
   DepositTransaction,

@@ -297,7 +297,9 @@ describe.concurrent('every entry point, under each RPC fault', () => {
             rpc.setLive(name, fault)
             const before = problems.all.length
             const problem = problems.next()
-            const response = await buyerClient(devnet, app.fetch).pay(`${app.baseUrl}/paid`)
+            const response = await buyerClient(devnet, { fetch: app.fetch }).pay(
+              `${app.baseUrl}/paid`,
+            )
             expect(response.status, `${fault}: ${await response.clone().text()}`).toBe(200)
             await problem
             // Its retries run under the same fault.
@@ -331,7 +333,7 @@ describe.concurrent('every entry point, under each RPC fault', () => {
         const app = await frameworks[0]?.start(paywall.middleware)
         if (!app) throw new Error('no app')
         const problems = reports<BuyerProblem>()
-        const buyer = buyerClient(devnet, app.fetch)
+        const buyer = buyerClient(devnet, { fetch: app.fetch })
         const attached = builtVault(
           rpc.url({ fault }),
           devnet.accounts.buyer.privateKey,
@@ -450,7 +452,9 @@ describe('a receipt that a node behind a load balancer does not have yet', () =>
     if (!app) throw new Error('no app')
     try {
       nullReceipts()
-      expect((await buyerClient(devnet, app.fetch).pay(`${app.baseUrl}/paid`)).status).toBe(200)
+      expect(
+        (await buyerClient(devnet, { fetch: app.fetch }).pay(`${app.baseUrl}/paid`)).status,
+      ).toBe(200)
       await paywall.sweeper?.idle()
     } finally {
       await paywall.close()
@@ -485,7 +489,7 @@ describe('a receipt that a node behind a load balancer does not have yet', () =>
     if (!app) throw new Error('no app')
     const problems = reports<BuyerProblem>()
     const recalls: { txHash: string }[] = []
-    const buyer = buyerClient(devnet, app.fetch)
+    const buyer = buyerClient(devnet, { fetch: app.fetch })
     const attached = builtVault(proxy.url, devnet.accounts.buyer.privateKey).attachToClient(
       buyer.client,
       {

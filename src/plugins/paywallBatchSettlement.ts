@@ -5,10 +5,10 @@ import {
   type Channel,
   type ChannelStorage,
 } from '@x402/evm/batch-settlement/server'
-import { type Address, erc20Abi, type Hash, isAddressEqual, parseAbi, parseEventLogs } from 'viem'
+import { type Address, erc20Abi, type Hash, isAddressEqual, parseEventLogs } from 'viem'
 import { multicall, readContract, waitForTransactionReceipt } from 'viem/actions'
 import { type SettlementHookContext, type VaultClient, VaultTransactionError } from '../index.js'
-import { redactSecrets, x402BatchSettlementAddress } from '../sdk/shared.js'
+import { redactSecrets, x402BatchSettlementAbi, x402BatchSettlementAddress } from '../sdk/shared.js'
 import type { CheckedBatchSettlement } from './paywallOptions.js'
 import type { PaywallReport } from './paywallSettlements.js'
 
@@ -41,12 +41,6 @@ export type BatchSettlementRunner = {
    */
   close: () => Promise<void>
 }
-
-/** The contract's view of what a receiver is owed, and of what each channel has had claimed. */
-const escrowAbi = parseAbi([
-  'function receivers(address receiver, address token) view returns (uint128 totalClaimed, uint128 totalSettled)',
-  'function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)',
-])
 
 /**
  * Prepares x402's channel manager for each asset the routes accept, over the `batch-settlement` scheme
@@ -114,7 +108,7 @@ export function paywallBatchSettlement(parameters: {
   const settleOwed = async ({ token, manager }: Manager) => {
     const [totalClaimed, totalSettled] = await readContract(vault.publicClient, {
       address: x402BatchSettlementAddress,
-      abi: escrowAbi,
+      abi: x402BatchSettlementAbi,
       functionName: 'receivers',
       args: [payTo, token],
     })
@@ -289,7 +283,7 @@ async function claimedOnChain(
     allowFailure: false,
     contracts: candidates.map((channel) => ({
       address: x402BatchSettlementAddress,
-      abi: escrowAbi,
+      abi: x402BatchSettlementAbi,
       functionName: 'channels' as const,
       args: [channel.channelId as Hash] as const,
     })),

@@ -1,6 +1,8 @@
 // Package-internal: what the upper layers (plugins, mcp, cli, devnet) need from the SDK beyond its
 // public entry, `src/index.ts`. It is no entry point of package.json, so nothing here is public API:
 // an upper layer imports the SDK from `src/index.ts` or from this file, never from a deeper module.
+
+export { x402BatchSettlementAbi } from './abis/x402.js'
 export {
   chainChoices,
   circleTestUsdc,

@@ -156,7 +156,7 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     const url = (path: string) => `${app.baseUrl}${path}`
     // A buyer of pricier APIs raises x402's $1 cap on the USDC, as a real one would.
     const cap = parseUsdc(options.price ?? '0.5')
-    const buyer = buyerClient(devnet, options.buyerFetch, devnet.accounts.buyer.privateKey, cap)
+    const buyer = buyerClient(devnet, { fetch: options.buyerFetch, maxAmountPerPayment: cap })
     /** Pays, and returns what the paying fetch threw instead of throwing it. */
     const attempt = (path: string) =>
       buyer.pay(url(path)).then(
@@ -434,14 +434,11 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     app.get('/tick', (c) => c.json({ tick: true }))
     const appFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
       app.fetch(new Request(input, init))) as typeof fetch
-    const buyer = buyerClient(
-      devnet,
-      appFetch,
-      devnet.accounts.buyer.privateKey,
-      scheme === 'upto' ? parseUsdc(maximum) : undefined,
-      'opt-in',
+    const buyer = buyerClient(devnet, {
+      fetch: appFetch,
+      maxAmountPerPayment: scheme === 'upto' ? parseUsdc(maximum) : undefined,
       scheme,
-    )
+    })
     const url = (path: string) => `http://merchant.test${path}`
     const attempt = (path: string) =>
       buyer.pay(url(path)).then(
@@ -833,7 +830,7 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     await skipping.attachment.detach()
 
     // Origins: the request's own URL, as x402's HTTP client saw it, not what the 402 claims.
-    const elsewhere = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, parseUsdc('1'))
+    const elsewhere = buyerClient(devnet, { maxAmountPerPayment: parseUsdc('1') })
     const offList = attach(elsewhere.client, {
       allowedOrigins: ['https://api.example.com'],
       httpClient: elsewhere.httpClient,
@@ -841,7 +838,7 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     expect((await elsewhere.pay(shop.url('/paid'))).status).toBe(200)
     expect(offList.recalls).toEqual([])
     await offList.attachment.detach()
-    const listed = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, parseUsdc('1'))
+    const listed = buyerClient(devnet, { maxAmountPerPayment: parseUsdc('1') })
     const onList = attach(listed.client, {
       allowedOrigins: [new URL(shop.url('/')).origin],
       httpClient: listed.httpClient,

@@ -6,7 +6,7 @@
 import { x402ResourceServer } from '@x402/core/server'
 import { HttpResponse, http, passthrough } from 'msw'
 import { describe, expect, it } from 'vitest'
-import type { CreatePaywallOptions } from '../../src/plugins/core.js'
+import type { CreatePaywallOptions, PaywallRoute } from '../../src/plugins/core.js'
 import { preparePaywall } from '../../src/plugins/core.js'
 import { createPaywall } from '../../src/plugins/hono.js'
 import { expectVaultError } from '../support/expectVaultError.js'
@@ -32,119 +32,196 @@ const options = (): CreatePaywallOptions => ({
 const route = { price: '0.5', description: 'A paid answer', mimeType: 'application/json' }
 
 describe('a misconfigured paywall: a rejected promise with a clear error', () => {
+  // Each mistake once (checkPaywallOptions and checkFacilitatorOptions): its code, its words, the field
+  // it names (none for an address), and never the URL's key or a token.
+  const paid = (override: Partial<PaywallRoute>) => ({ 'GET /paid': { ...route, ...override } })
+  const batchRoute = paid({ scheme: 'batch-settlement' })
+  const url = 'https://facilitator.example/x402?key=secret'
   it.each([
+    [
+      'not a vault client',
+      { vault: {} as CreatePaywallOptions['vault'] },
+      'INVALID_ARGUMENT',
+      'vault',
+      /^`vault` must be a vault client/,
+    ],
+    ['a bad payTo', { payTo: '0x1234' }, 'INVALID_ADDRESS', undefined, /Invalid address "0x1234"/],
+    ['no routes', { routes: {} }, 'INVALID_ARGUMENT', 'routes', /at least one paid route/],
     [
       'a zero price',
       { routes: stubRoutes('0') },
       'INVALID_AMOUNT',
+      'routes["GET /paid"].price',
       /^routes\["GET \/paid"\]\.price: amount must be greater than zero/,
     ],
     [
       'a malformed price',
       { routes: stubRoutes('0.0000001') },
       'INVALID_AMOUNT',
+      'routes["GET /paid"].price',
       /^routes\["GET \/paid"\]\.price: .*at most 6 decimals/,
-    ],
-    ['a bad payTo', { payTo: '0x1234' }, 'INVALID_ADDRESS', /Invalid address "0x1234"/],
-    ['no routes', { routes: {} }, 'INVALID_ARGUMENT', /at least one paid route/],
-    [
-      'not a vault client',
-      { vault: {} as CreatePaywallOptions['vault'] },
-      'INVALID_ARGUMENT',
-      /^`vault` must be a vault client/,
     ],
     [
       'an unknown scheme',
-      { routes: { 'GET /paid': { ...route, scheme: 'batch' as 'exact' } } },
+      { routes: paid({ scheme: 'batch' as 'exact' }) },
       'INVALID_ARGUMENT',
+      'routes["GET /paid"].scheme',
       /^routes\["GET \/paid"\]\.scheme must be 'exact', 'upto' or 'batch-settlement', or a list of them \(not "batch"\)\.$/,
     ],
     [
       'an empty list of schemes',
-      { routes: { 'GET /paid': { ...route, scheme: [] } } },
+      { routes: paid({ scheme: [] }) },
       'INVALID_ARGUMENT',
+      'routes["GET /paid"].scheme',
       /\.scheme must be 'exact', 'upto' or 'batch-settlement', or a list of them \(the list is empty\)\.$/,
     ],
     [
       'a scheme named twice',
-      { routes: { 'GET /paid': { ...route, scheme: ['upto', 'upto'] as const } } },
+      { routes: paid({ scheme: ['upto', 'upto'] as const }) },
       'INVALID_ARGUMENT',
+      'routes["GET /paid"].scheme',
       /^routes\["GET \/paid"\]\.scheme names a scheme twice\.$/,
     ],
     [
-      'a description that is not a string',
-      { routes: { 'GET /paid': { ...route, description: 42 as unknown as string } } },
+      'a batch-settlement route with a resource server of the seller’s own',
+      { routes: batchRoute, facilitator: undefined, resourceServer: new x402ResourceServer() },
       'INVALID_ARGUMENT',
-      /^routes\["GET \/paid"\]\.description must be a string\.$/,
+      'resourceServer',
+      /^A `batch-settlement` route needs `facilitator` \(not `resourceServer`\)/,
+    ],
+    [
+      'a batch-settlement storage that is not a ChannelStorage',
+      { routes: batchRoute, batchSettlement: { storage: {} as never } },
+      'INVALID_ARGUMENT',
+      'batchSettlement.storage',
+      /must be an x402 ChannelStorage \(get, list, updateChannel\)/,
+    ],
+    [
+      'a batch-settlement claim interval of 0',
+      { routes: batchRoute, batchSettlement: { claimIntervalMs: 0 } },
+      'INVALID_ARGUMENT',
+      'batchSettlement.claimIntervalMs',
+      /^`batchSettlement\.claimIntervalMs` must be a positive whole number of ms \(0\)\.$/,
     ],
     [
       'a negative settlementCheckMs',
       { settlementCheckMs: -1 },
       'INVALID_ARGUMENT',
+      'settlementCheckMs',
       /^`settlementCheckMs` must be a whole number of ms, 0 or more \(-1\)\.$/,
     ],
     [
       'acceptDefaultTestUsdc that is not a boolean',
       { acceptDefaultTestUsdc: 'yes' as unknown as boolean },
       'INVALID_ARGUMENT',
+      'acceptDefaultTestUsdc',
       /^`acceptDefaultTestUsdc` must be true or false\.$/,
     ],
-    ['no facilitator', { facilitator: undefined }, 'INVALID_ARGUMENT', /facilitator\.url/],
+    [
+      'no facilitator',
+      { facilitator: undefined },
+      'INVALID_ARGUMENT',
+      'facilitator.url',
+      /^`facilitator\.url` must be the http\(s\) URL of an x402 facilitator \(or pass `resourceServer`\)\.$/,
+    ],
     [
       'a facilitator URL from an unset variable',
       { facilitator: { url: undefined } },
       'INVALID_ARGUMENT',
+      'facilitator.url',
       /it is undefined: is the variable that should hold it \(such as X402_FACILITATOR_URL\) set\?$/,
     ],
     [
       'a facilitator URL that is not http(s)',
       { facilitator: { url: 'ftp://facilitator.example/?key=secret' } },
       'INVALID_ARGUMENT',
+      'facilitator.url',
       /^`facilitator\.url` must be the http\(s\) URL of an x402 facilitator \(or pass `resourceServer`\)\.$/,
     ],
     [
       'both a bearer token and createAuthHeaders',
       {
         facilitator: {
-          url: 'http://facilitator.example',
+          url,
           bearerToken: 'secret',
           createAuthHeaders: async () => ({ verify: {}, settle: {}, supported: {} }),
         },
       },
       'INVALID_ARGUMENT',
+      'facilitator',
       /^Give either `facilitator\.bearerToken` or `facilitator\.createAuthHeaders`, not both\.$/,
     ],
     [
       'a bearer token with a space',
-      { facilitator: { url: 'http://facilitator.example', bearerToken: 'secret token' } },
+      { facilitator: { url, bearerToken: 'secret token' } },
       'INVALID_ARGUMENT',
+      'facilitator.bearerToken',
       /^`facilitator\.bearerToken` must be a non-empty token without spaces\.$/,
     ],
     [
-      'a timeout of 0',
-      { facilitator: { url: 'http://facilitator.example', timeoutMs: { settle: 0 } } },
+      'an empty bearer token',
+      { facilitator: { url, bearerToken: '' } },
       'INVALID_ARGUMENT',
+      'facilitator.bearerToken',
+      /^`facilitator\.bearerToken` must be a non-empty token without spaces\.$/,
+    ],
+    [
+      'a zero timeout',
+      { facilitator: { url, timeoutMs: 0 } },
+      'INVALID_ARGUMENT',
+      'facilitator.timeoutMs',
+      /positive whole number of ms, or \{ verify, settle \} of them \(verify: 0\)/,
+    ],
+    [
+      'a settle timeout of 0',
+      { facilitator: { url, timeoutMs: { settle: 0 } } },
+      'INVALID_ARGUMENT',
+      'facilitator.timeoutMs',
       /^`facilitator\.timeoutMs` must be a positive whole number of ms, or \{ verify, settle \} of them \(settle: 0\)\.$/,
     ],
     [
-      'both a facilitator and a resource server',
-      { resourceServer: new x402ResourceServer() },
+      'a fractional settle timeout',
+      { facilitator: { url, timeoutMs: { settle: 1.5 } } },
       'INVALID_ARGUMENT',
+      'facilitator.timeoutMs',
+      /\(settle: 1\.5\)/,
+    ],
+    [
+      'both a facilitator and a resource server',
+      { facilitator: { url }, resourceServer: new x402ResourceServer() },
+      'INVALID_ARGUMENT',
+      'facilitator',
       /^Give either `facilitator` or `resourceServer`, not both/,
     ],
     [
       'a resource server that is not one',
       { facilitator: undefined, resourceServer: {} as x402ResourceServer },
       'INVALID_ARGUMENT',
+      'resourceServer',
       /^`resourceServer` must be an x402ResourceServer/,
     ],
-  ] as const)('%s', async (_name, override, code, message) => {
+    [
+      'a description that is not a string',
+      { routes: paid({ description: 42 as unknown as string }) },
+      'INVALID_ARGUMENT',
+      'routes["GET /paid"].description',
+      /^routes\["GET \/paid"\]\.description must be a string\.$/,
+    ],
+    [
+      'no MIME type',
+      { routes: paid({ mimeType: undefined as unknown as string }) },
+      'INVALID_ARGUMENT',
+      'routes["GET /paid"].mimeType',
+      /mimeType must be a string/,
+    ],
+  ] as const)('%s', async (_name, override, code, field, message) => {
     const before = seller.rpc.requests.length
     const error = await expectVaultError(
       createPaywall({ ...options(), ...(override as Partial<CreatePaywallOptions>) }),
       code,
     )
     expect(error.message).toMatch(message)
+    if (field !== undefined) expect(error.details).toMatchObject({ field })
     expect(JSON.stringify(error)).not.toContain('secret')
     expect(String(error.cause ?? '')).not.toContain('secret')
     // Nothing reached the facilitator; the chain at most for the USDC's metadata (one round trip).

@@ -157,36 +157,40 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     expect(logged()).toEqual([])
   })
 
-  it('a settlement the facilitator refuses: 402 { error, reason, message }, and PAYMENT-RESPONSE says why', async () => {
-    seller.facilitator.answer('settle', { refuse: 'invalid_exact_evm_transaction_failed' })
-    const sale = await buy(seller, '/paid')
-    expect(sale.status).toBe(402)
-    expect(sale.body).toEqual({
-      error: 'settlement_failed',
-      reason: 'invalid_exact_evm_transaction_failed',
-      message: 'The payment could not be settled (invalid_exact_evm_transaction_failed).',
-    })
-    expect(sale.settlement).toMatchObject({
-      success: false,
-      errorReason: 'invalid_exact_evm_transaction_failed',
-    })
-    // A refusal is an answer, not a failure: no chain read, nothing for the seller to hear of.
-    expect(sale.rpc).toEqual([])
-    expect(logged()).toEqual([])
-  })
-
-  it('a refusal in the facilitator’s own words: the buyer reads them', async () => {
-    seller.facilitator.answer('settle', {
-      refuse: 'invalid_exact_evm_transaction_failed',
-      message: 'The transfer reverted: the payer spent the USDC.',
-    })
-    const sale = await buy(seller, '/paid')
-    expect(sale.body).toEqual({
-      error: 'settlement_failed',
-      reason: 'invalid_exact_evm_transaction_failed',
-      message: 'The transfer reverted: the payer spent the USDC.',
-    })
-  })
+  it.each([
+    [
+      'in x402’s words',
+      undefined,
+      'The payment could not be settled (invalid_exact_evm_transaction_failed).',
+    ],
+    [
+      'in the facilitator’s own words: the buyer reads them',
+      'The transfer reverted: the payer spent the USDC.',
+      'The transfer reverted: the payer spent the USDC.',
+    ],
+  ] as const)(
+    'a settlement the facilitator refuses, %s: 402 { error, reason, message }, and PAYMENT-RESPONSE says why',
+    async (_words, given, message) => {
+      seller.facilitator.answer('settle', {
+        refuse: 'invalid_exact_evm_transaction_failed',
+        ...(given === undefined ? {} : { message: given }),
+      })
+      const sale = await buy(seller, '/paid')
+      expect(sale.status).toBe(402)
+      expect(sale.body).toEqual({
+        error: 'settlement_failed',
+        reason: 'invalid_exact_evm_transaction_failed',
+        message,
+      })
+      expect(sale.settlement).toMatchObject({
+        success: false,
+        errorReason: 'invalid_exact_evm_transaction_failed',
+      })
+      // A refusal is an answer, not a failure: no chain read, nothing for the seller to hear of.
+      expect(sale.rpc).toEqual([])
+      expect(logged()).toEqual([])
+    },
+  )
 
   describe('a verification that gets no usable answer: 502 saying the payment was not taken; the seller is told', () => {
     it.each([

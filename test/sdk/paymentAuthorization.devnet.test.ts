@@ -6,7 +6,13 @@
  */
 import { x402Client } from '@x402/core/client'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { PERMIT2_ADDRESS, x402ExactPermit2ProxyABI, x402ExactPermit2ProxyAddress } from '@x402/evm'
+import {
+  PERMIT2_ADDRESS,
+  x402ExactPermit2ProxyABI,
+  x402ExactPermit2ProxyAddress,
+  x402UptoPermit2ProxyABI,
+  x402UptoPermit2ProxyAddress,
+} from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { type Hash, type Hex, parseAbi, toFunctionSelector } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -21,9 +27,10 @@ import {
   paymentAuthorizationOf,
   readX402UsdcAsset,
 } from '../../src/index.js'
-import { x402ExactPermit2ProxyAbi } from '../../src/sdk/abis/x402.js'
+import { x402ExactPermit2ProxyAbi, x402UptoPermit2ProxyAbi } from '../../src/sdk/abis/x402.js'
 import {
-  x402ExactPermit2ProxyAddress as ourProxyAddress,
+  x402ExactPermit2ProxyAddress as ourExactProxyAddress,
+  x402UptoPermit2ProxyAddress as ourUptoProxyAddress,
   permit2Address,
 } from '../../src/sdk/chains.js'
 import { type DevnetClients, useDevnet } from '../support/devnet.js'
@@ -35,16 +42,43 @@ const chains = [
 ] as const
 
 describe('the x402 constants', () => {
-  it("match @x402/evm's: Permit2, the exact proxy's address and its two settle calls", () => {
+  it("match @x402/evm's: Permit2's address", () => {
     expect(permit2Address).toBe(PERMIT2_ADDRESS)
-    expect(ourProxyAddress).toBe(x402ExactPermit2ProxyAddress)
-    const selectors = (abi: readonly { type: string }[]) =>
-      abi
-        .filter((item) => item.type === 'function')
-        .map((item) => toFunctionSelector(formatAbiItem(item as never)))
-    const theirs = selectors(x402ExactPermit2ProxyABI)
-    for (const selector of selectors(x402ExactPermit2ProxyAbi)) expect(theirs).toContain(selector)
   })
+
+  // @x402/evm publishes no ABI of the batch-settlement contract (its facilitator keeps it to itself):
+  // x402BatchSettlementAbi is checked by x402's own facilitator and clients on the devnet instead.
+  it.each([
+    [
+      'exact',
+      ourExactProxyAddress,
+      x402ExactPermit2ProxyAddress,
+      x402ExactPermit2ProxyAbi,
+      x402ExactPermit2ProxyABI,
+    ],
+    [
+      'upto',
+      ourUptoProxyAddress,
+      x402UptoPermit2ProxyAddress,
+      x402UptoPermit2ProxyAbi,
+      x402UptoPermit2ProxyABI,
+    ],
+  ] as const)(
+    "match @x402/evm's: the %s proxy's address, and each call and event we read of it",
+    (_scheme, ourAddress, theirAddress, ours, theirs) => {
+      expect(ourAddress).toBe(theirAddress)
+      const selectors = (abi: readonly { type: string }[]) =>
+        abi
+          .filter((item) => item.type === 'function')
+          .map((item) => toFunctionSelector(formatAbiItem(item as never)))
+      const events = (abi: readonly { type: string }[]) =>
+        abi.filter((item) => item.type === 'event').map((item) => formatAbiItem(item as never))
+      const ourSelectors = selectors(ours)
+      expect(ourSelectors.length).toBeGreaterThan(0)
+      for (const selector of ourSelectors) expect(selectors(theirs)).toContain(selector)
+      for (const event of events(ours)) expect(events(theirs)).toContain(event)
+    },
+  )
 })
 
 describe.each(chains)('on $chain ($method)', ({ chain, method }) => {

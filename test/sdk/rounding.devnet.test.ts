@@ -320,7 +320,7 @@ describe("a buyer's recall (attachToClient) after yield", () => {
     cleanups.push(() => paywall.close())
     const app = await express.start(paywall.middleware)
     cleanups.push(app.stop)
-    const buyer = buyerClient(devnet, fetch, devnet.accounts.buyer.privateKey, parseUsdc(price))
+    const buyer = buyerClient(devnet, { maxAmountPerPayment: parseUsdc(price) })
     return { ...buyer, url: `${app.baseUrl}/paid` }
   }
 

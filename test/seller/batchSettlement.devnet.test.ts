@@ -12,12 +12,7 @@ import { Hono } from 'hono'
 import { erc20Abi, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  batchBuyerFetch,
-  batchSettlementAbi,
-  escrowActivity,
-  nextEscrowEvent,
-} from '../../harness/batchSettlement.js'
+import { escrowActivity, nextEscrowEvent } from '../../harness/batchSettlement.js'
 import type { CountingProxy } from '../../harness/countingProxy.js'
 import {
   approvePermit2Once,
@@ -27,12 +22,12 @@ import {
   sweepEvents,
   usdcBalance,
 } from '../../harness/merchant.js'
-import { paymentResponseOf } from '../../harness/merchantApps.js'
+import { buyerClient, paymentResponseOf } from '../../harness/merchantApps.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { type AttachToResourceServerOptions, parseUsdc, type Sweeper } from '../../src/index.js'
 import { createPaywall, createPostgresChannelStorage } from '../../src/plugins/hono.js'
 import type { PaywallBatchSettlement } from '../../src/plugins/paywallOptions.js'
-import { x402BatchSettlementAddress } from '../../src/sdk/shared.js'
+import { x402BatchSettlementAbi, x402BatchSettlementAddress } from '../../src/sdk/shared.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { startPostgres } from '../support/postgres.js'
 
@@ -63,8 +58,14 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
   const merchantBalance = () => usdcBalance(devnet, merchant())
   const nextBlock = async () => (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
 
+  /** x402's stock batch-settlement buyer: spend controls on, on Base Sepolia opted in to the vault's USDC. */
   const batchBuyer = (appFetch: typeof fetch, privateKey?: Hex) =>
-    batchBuyerFetch(devnet, appFetch, privateKey)
+    buyerClient(devnet, {
+      fetch: appFetch,
+      privateKey,
+      spendControls: setting.chain === 'base-sepolia' ? 'opt-in' : 'stock',
+      scheme: 'batch-settlement',
+    }).pay
 
   /** A Hono shop selling `GET /tick` at 0.001 USDC with batch-settlement, its sweeper's events recorded. */
   async function openShop(sweep: SweepOptions | false, batchSettlement: PaywallBatchSettlement) {
@@ -311,7 +312,7 @@ describe.each(chains)('batch-settlement routes on $chain', (setting) => {
     expect(buyerStart - (await usdcBalance(devnet, buyer()))).toBe(charged)
     const [balance, totalClaimed] = await t.publicClient.readContract({
       address: x402BatchSettlementAddress,
-      abi: batchSettlementAbi,
+      abi: x402BatchSettlementAbi,
       functionName: 'channels',
       args: [channel?.channelId as Hex],
     })

@@ -11,22 +11,19 @@
 import { type Hex, isAddressEqual, parseTransaction, toFunctionSelector } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  batchBuyerFetch,
-  batchSettlementAbi,
-  escrowActivity,
-} from '../../harness/batchSettlement.js'
+import { escrowActivity } from '../../harness/batchSettlement.js'
 import {
   type CountingProxy,
   type RpcCall,
   startCountingProxy,
 } from '../../harness/countingProxy.js'
 import { gate, type MerchantRpc, usdcBalance, watchMerchantRpc } from '../../harness/merchant.js'
+import { buyerClient } from '../../harness/merchantApps.js'
 import { spawnMerchant } from '../../harness/spawnMerchant.js'
 import { type FacilitatorServer, startFacilitatorServer } from '../../src/devnet/facilitator.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
-import { x402BatchSettlementAddress } from '../../src/sdk/shared.js'
+import { x402BatchSettlementAbi, x402BatchSettlementAddress } from '../../src/sdk/shared.js'
 import { type DevnetClients, useMerchantDevnet } from '../support/devnet.js'
 import { startPostgres } from '../support/postgres.js'
 
@@ -58,7 +55,7 @@ useMerchantDevnet({ chain: 'base-sepolia' }, async (m) => {
 const price = 1_000n
 
 /** `claim` and `claimWithSignature`: what the facilitator sends for a claim. */
-const claimSelectors = batchSettlementAbi.flatMap((item) =>
+const claimSelectors = x402BatchSettlementAbi.flatMap((item) =>
   item.type === 'function' && item.name.startsWith('claim') ? [toFunctionSelector(item)] : [],
 )
 
@@ -118,7 +115,7 @@ describe('a batch-settlement seller killed during its claim', () => {
       try {
         const first = sellers[0] as (typeof sellers)[number]
         const url = `http://127.0.0.1:${(await first.next('ready')).port}/tick`
-        const pay = batchBuyerFetch(devnet)
+        const pay = buyerClient(devnet, { scheme: 'batch-settlement' }).pay
         // The first request deposits into the escrow and carries the first voucher; the claim job claims it.
         expect((await pay(url)).status).toBe(200)
         await held.opened
@@ -173,7 +170,7 @@ describe('a batch-settlement seller killed during its claim', () => {
         // Every unit accounted for: the buyer's deposit less the charges waits in the escrow for the buyer.
         const [balance, totalClaimed] = await t.publicClient.readContract({
           address: x402BatchSettlementAddress,
-          abi: batchSettlementAbi,
+          abi: x402BatchSettlementAbi,
           functionName: 'channels',
           args: [escrow.claimed[0]?.channelId as Hex],
         })

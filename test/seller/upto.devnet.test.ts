@@ -73,14 +73,11 @@ describe.each(chains)('usage-priced routes (upto) on $chain', (setting) => {
 
   /** x402's stock upto buyer: spend controls on, on Base Sepolia opted in to the vault's USDC. */
   const uptoBuyer = (appFetch: typeof fetch) =>
-    buyerClient(
-      devnet,
-      appFetch,
-      undefined,
-      undefined,
-      setting.chain === 'base-sepolia' ? 'opt-in' : 'stock',
-      'upto',
-    ).pay
+    buyerClient(devnet, {
+      fetch: appFetch,
+      spendControls: setting.chain === 'base-sepolia' ? 'opt-in' : 'stock',
+      scheme: 'upto',
+    }).pay
 
   const frameworks = [
     {

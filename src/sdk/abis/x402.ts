@@ -38,10 +38,11 @@ export const x402UptoPermit2ProxyAbi = parseAbi([
 ])
 
 /**
- * x402's `batch-settlement` contract as the ledger reads it: the events of money moving (a deposit into a
- * channel, a claim of a voucher, a settle to a receiver, a cooperative refund, a payer's timed withdrawal)
- * and the calls that claim vouchers, whose calldata names each claimed channel's receiver (its events do
- * not).
+ * x402's `batch-settlement` contract as this package reads it: the events of money moving (a deposit into
+ * a channel, a claim of a voucher, a settle to a receiver, a cooperative refund, a payer's timed
+ * withdrawal) and the calls that claim vouchers, whose calldata names each claimed channel's receiver
+ * (its events do not), for the ledger; what a receiver is owed and what each channel has had claimed,
+ * for the paywall's batch-settlement jobs.
  */
 export const x402BatchSettlementAbi = parseAbi([
   'struct ChannelConfig { address payer; address payerAuthorizer; address receiver; address receiverAuthorizer; address token; uint40 withdrawDelay; bytes32 salt; }',
@@ -55,4 +56,6 @@ export const x402BatchSettlementAbi = parseAbi([
   'function claim(VoucherClaim[] voucherClaims)',
   'function claimWithSignature(VoucherClaim[] voucherClaims, bytes authorizerSignature)',
   'function multicall(bytes[] data) returns (bytes[] results)',
+  'function receivers(address receiver, address token) view returns (uint128 totalClaimed, uint128 totalSettled)',
+  'function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)',
 ])

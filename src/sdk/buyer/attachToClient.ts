@@ -4,10 +4,9 @@ import { VaultError, VaultValidationError } from '../errors/classes.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { resolveAccount, validateUsdcOption } from '../internal/validate.js'
 import { runExclusive } from '../internal/writeQueue.js'
-import type { AttachToResourceServerOptions } from '../seller/attachToResourceServer.js'
 import { type IdleDeposit, resolveSweepSettings, sweepIn } from '../sweep/sweep.js'
 import { SweepScheduler } from '../sweep/sweepScheduler.js'
-import { resolveSweepTuning } from '../sweep/sweepTuning.js'
+import { resolveSweepTuning, type SweepTuningOptions } from '../sweep/sweepTuning.js'
 import {
   type BuyerPayment,
   buyerPaymentOf,
@@ -113,9 +112,9 @@ export type AttachToClientOptions = BuyerPolicyOptions & {
    * Retries of a recall that failed for a reason that can pass, as the sweeper's but sooner: a payment
    * waits. Default 3 attempts from 250 ms, doubled up to 2 000 ms.
    */
-  retry?: AttachToResourceServerOptions['retry']
+  retry?: SweepTuningOptions['retry']
   /** Give up waiting for a recall's receipt after this many ms. Default: viem's. */
-  receiptTimeoutMs?: AttachToResourceServerOptions['receiptTimeoutMs']
+  receiptTimeoutMs?: SweepTuningOptions['receiptTimeoutMs']
   /**
    * How long a signed payment still counts against the liquid USDC when x402 never tells its outcome
    * (the request failed in transit). Default 60 000.

@@ -120,6 +120,7 @@ function claimedChannels(input: Hex): ChannelConfig[] {
   try {
     const call = decodeFunctionData({ abi: x402BatchSettlementAbi, data: input })
     if (call.functionName === 'multicall') return call.args[0].flatMap(claimedChannels)
+    if (call.functionName !== 'claim' && call.functionName !== 'claimWithSignature') return []
     return call.args[0].map((row) => row.voucher.channel as ChannelConfig)
   } catch {
     return []

@@ -9,13 +9,12 @@ import {
   type Log,
   numberToHex,
   pad,
-  parseAbi,
   parseEventLogs,
   type RpcLog,
 } from 'viem'
 import { getLogs } from 'viem/actions'
 import { routerAbi, usdcAbi } from '../abis/index.js'
-import { x402BatchSettlementAbi } from '../abis/x402.js'
+import { x402BatchSettlementAbi, x402ExactPermit2ProxyAbi } from '../abis/x402.js'
 import {
   x402BatchSettlementAddress,
   x402Erc3009DepositCollectorAddress,
@@ -37,7 +36,8 @@ const x402Permit2Proxies: readonly Address[] = [
   x402ExactPermit2ProxyAddress,
   x402UptoPermit2ProxyAddress,
 ]
-const x402ProxyEvents = parseAbi(['event Settled()', 'event SettledWithPermit()'])
+/** `Settled()` and `SettledWithPermit()`: the `upto` proxy's are the same events. */
+const x402ProxyEvents = x402ExactPermit2ProxyAbi.filter((item) => item.type === 'event')
 
 /**
  * Where the wallet's money goes into an x402 payment channel: the batch-settlement contract itself (a
@@ -61,13 +61,36 @@ type X402Payment = {
   scheme: LedgerX402Scheme
 }
 
-/** What an entry other than an x402 settlement carries in the x402 fields. */
-const notX402 = {
-  x402Method: null,
-  x402Scheme: null,
-  authorizedAmount: null,
-  vouchers: null,
-} as const
+/** What tells one entry from another; the fields left out are a plain transfer's (null, 0). */
+type DraftFields = Pick<Draft, 'kind' | 'direction' | 'token' | 'counterparty' | 'amount'> &
+  Partial<
+    Pick<
+      Draft,
+      'x402Method' | 'x402Scheme' | 'authorizedAmount' | 'shares' | 'fee' | 'yieldRealised'
+    >
+  >
+
+/**
+ * The draft of an entry at `at`. Every kind of entry is built here, so that each has every field;
+ * `vouchers` is counted later, over the whole scan (`batchVouchers.ts`).
+ */
+function draftOf(at: ReturnType<typeof position>, fields: DraftFields): Draft {
+  return {
+    ...at,
+    kind: fields.kind,
+    direction: fields.direction,
+    token: fields.token,
+    counterparty: fields.counterparty,
+    amount: fields.amount,
+    x402Method: fields.x402Method ?? null,
+    x402Scheme: fields.x402Scheme ?? null,
+    authorizedAmount: fields.authorizedAmount ?? null,
+    vouchers: null,
+    shares: fields.shares ?? 0n,
+    fee: fields.fee ?? 0n,
+    yieldRealised: fields.yieldRealised ?? 0n,
+  }
+}
 
 const transferEvent = getAbiItem({ abi: usdcAbi, name: 'Transfer' })
 const authorizationUsedEvent = getAbiItem({ abi: usdcAbi, name: 'AuthorizationUsed' })
@@ -154,28 +177,40 @@ async function readRange(
     if (match) used.add(match)
     return match
   }
+  /**
+   * A sweep's or a withdrawal's entry: the USDC the router moved, pointed at its Transfer (the router's
+   * event is beside it) when one matches.
+   */
+  const vaultDraft = (
+    log: (typeof vaultEvents)[number],
+    kind: 'sweep' | 'withdrawal',
+    amount: bigint,
+    fields: Pick<DraftFields, 'shares' | 'fee' | 'yieldRealised'>,
+  ) => {
+    const at = position(log)
+    const transfer =
+      kind === 'sweep'
+        ? takeTransfer(outs, wallet, router, amount, at.txHash)
+        : takeTransfer(ins, router, wallet, amount, at.txHash)
+    return draftOf(
+      { ...at, logIndex: transfer?.logIndex ?? at.logIndex },
+      {
+        kind,
+        direction: kind === 'sweep' ? 'out' : 'in',
+        token: ctx.addresses.usdc,
+        counterparty: router,
+        amount,
+        ...fields,
+      },
+    )
+  }
   const operators: Address[] = []
   for (const log of vaultEvents.filter(isLive)) {
-    const at = position(log)
     if (log.eventName === 'OperatorSet') {
       operators.push((log.args as { operator: Address }).operator)
     } else if (log.eventName === 'Deposited') {
       const { usdcAmount, dvUsdcMinted } = log.args as { usdcAmount: bigint; dvUsdcMinted: bigint }
-      const transfer = takeTransfer(outs, wallet, router, usdcAmount, at.txHash)
-      drafts.push({
-        ...at,
-        // The row describes the USDC moved: point at its Transfer (the router's event is beside it).
-        logIndex: transfer?.logIndex ?? at.logIndex,
-        kind: 'sweep',
-        direction: 'out',
-        token: ctx.addresses.usdc,
-        counterparty: router,
-        amount: usdcAmount,
-        ...notX402,
-        shares: dvUsdcMinted,
-        fee: 0n,
-        yieldRealised: 0n,
-      })
+      drafts.push(vaultDraft(log, 'sweep', usdcAmount, { shares: dvUsdcMinted }))
     } else {
       const { dvUsdcBurned, usdcReturned, yieldEarned, feePaid } = log.args as {
         dvUsdcBurned: bigint
@@ -183,20 +218,13 @@ async function readRange(
         yieldEarned: bigint
         feePaid: bigint
       }
-      const transfer = takeTransfer(ins, router, wallet, usdcReturned, at.txHash)
-      drafts.push({
-        ...at,
-        logIndex: transfer?.logIndex ?? at.logIndex,
-        kind: 'withdrawal',
-        direction: 'in',
-        token: ctx.addresses.usdc,
-        counterparty: router,
-        amount: usdcReturned,
-        ...notX402,
-        shares: dvUsdcBurned,
-        fee: feePaid,
-        yieldRealised: yieldEarned,
-      })
+      drafts.push(
+        vaultDraft(log, 'withdrawal', usdcReturned, {
+          shares: dvUsdcBurned,
+          fee: feePaid,
+          yieldRealised: yieldEarned,
+        }),
+      )
     }
   }
   const payments = ins.filter((log) => !used.has(log))
@@ -212,38 +240,32 @@ async function readRange(
         ? { method: null, scheme: 'batch-settlement' }
         : x402Payments.get(log)
     const amount = log.args.value as bigint
-    drafts.push({
-      ...position(log),
-      kind: payment ? 'x402' : channel === 'channel-refund' ? channel : 'transfer-in',
-      direction: 'in',
-      token: getAddress(log.address),
-      counterparty: log.args.from as Address,
-      amount,
-      ...notX402,
-      ...(payment && {
-        x402Method: payment.method,
-        x402Scheme: payment.scheme,
-        // An `exact` payment moves what was authorized; an `upto` one's maximum is in its calldata.
-        authorizedAmount: payment.scheme === 'exact' ? amount : null,
+    drafts.push(
+      draftOf(position(log), {
+        kind: payment ? 'x402' : channel === 'channel-refund' ? channel : 'transfer-in',
+        direction: 'in',
+        token: getAddress(log.address),
+        counterparty: log.args.from as Address,
+        amount,
+        ...(payment && {
+          x402Method: payment.method,
+          x402Scheme: payment.scheme,
+          // An `exact` payment moves what was authorized; an `upto` one's maximum is in its calldata.
+          authorizedAmount: payment.scheme === 'exact' ? amount : null,
+        }),
       }),
-      shares: 0n,
-      fee: 0n,
-      yieldRealised: 0n,
-    })
+    )
   }
   for (const log of unmatchedOuts) {
-    drafts.push({
-      ...position(log),
-      kind: channelMoves.get(log) === 'channel-deposit' ? 'channel-deposit' : 'transfer-out',
-      direction: 'out',
-      token: getAddress(log.address),
-      counterparty: log.args.to as Address,
-      amount: log.args.value as bigint,
-      ...notX402,
-      shares: 0n,
-      fee: 0n,
-      yieldRealised: 0n,
-    })
+    drafts.push(
+      draftOf(position(log), {
+        kind: channelMoves.get(log) === 'channel-deposit' ? 'channel-deposit' : 'transfer-out',
+        direction: 'out',
+        token: getAddress(log.address),
+        counterparty: log.args.to as Address,
+        amount: log.args.value as bigint,
+      }),
+    )
   }
   const sorted = drafts.sort((a, b) =>
     a.blockNumber === b.blockNumber

@@ -11,7 +11,7 @@ import {
 } from '../sweep/sweep.js'
 import { type PauseChange, type SweeperProblem, sweepObservers } from '../sweep/sweepObservers.js'
 import { SweepScheduler } from '../sweep/sweepScheduler.js'
-import { resolveSweepTuning } from '../sweep/sweepTuning.js'
+import { resolveSweepTuning, type SweepTuningOptions } from '../sweep/sweepTuning.js'
 import { type SweeperParts, sweepOnce, sweepWithRetries } from '../sweep/sweepWithRetries.js'
 import { merchantSettlementOf, type SettlementHookContext } from './merchantSettlement.js'
 
@@ -23,42 +23,22 @@ export type SettlementHookTarget = {
   onAfterSettle(hook: (context: SettlementHookContext) => Promise<void>): unknown
 }
 
-export type AttachToResourceServerOptions = SweepOptions & {
-  /** Called after each deposit's receipt succeeds. */
-  onIdleDeposit?: ((deposit: IdleDeposit) => unknown) | undefined
-  /** Called for every problem; none of them stops the sweeper. Its own errors are ignored. */
-  onNonFatalError?: ((problem: SweeperProblem) => unknown) | undefined
-  /**
-   * Called once when a sweep finds deposits paused on the vault (sales still settle; their USDC waits
-   * in the wallet), and once when a later sweep finds them open again. The sweeper also logs both.
-   */
-  onPauseChange?: ((change: PauseChange) => unknown) | undefined
-  /** Also sweep on a timer, every this many ms: money that arrived without a sale waits no longer. */
-  sweepIntervalMs?: number | undefined
-  /** A sweep starts this long after the last settlement of a burst. Default 250. */
-  debounceMs?: number | undefined
-  /** …and at the latest this long after the first one. Default 5 000. */
-  maxDebounceMs?: number | undefined
-  /** Retries of a sweep that failed for a reason that can pass (RPC trouble, a nonce collision). */
-  retry?:
-    | {
-        /** Attempts per sweep, the first included. Default 4. */
-        maxAttempts?: number | undefined
-        /** The wait before the first retry, doubled for each next one. Default 500. */
-        initialDelayMs?: number | undefined
-        /** The longest wait between attempts. Default 8 000. */
-        maxDelayMs?: number | undefined
-      }
-    | undefined
-  /** How many settlement transaction hashes are remembered to drop duplicates. Default 10 000. */
-  maxTrackedSettlements?: number | undefined
-  /**
-   * Give up waiting for a deposit's receipt after this many ms (the next attempt waits for the same
-   * transaction again). Default: viem's (180 s). On an edge runtime keep the whole sweep inside the
-   * time `waitUntil` allows (30 s on Cloudflare Workers), such as 20 000.
-   */
-  receiptTimeoutMs?: number | undefined
-}
+/**
+ * The seller's sweeper options: the sweep's rule (`SweepOptions`), its timing, retries, memory and
+ * receipt wait (`SweepTuningOptions`), and who hears of its deposits, problems and pauses.
+ */
+export type AttachToResourceServerOptions = SweepOptions &
+  SweepTuningOptions & {
+    /** Called after each deposit's receipt succeeds. */
+    onIdleDeposit?: ((deposit: IdleDeposit) => unknown) | undefined
+    /** Called for every problem; none of them stops the sweeper. Its own errors are ignored. */
+    onNonFatalError?: ((problem: SweeperProblem) => unknown) | undefined
+    /**
+     * Called once when a sweep finds deposits paused on the vault (sales still settle; their USDC waits
+     * in the wallet), and once when a later sweep finds them open again. The sweeper also logs both.
+     */
+    onPauseChange?: ((change: PauseChange) => unknown) | undefined
+  }
 
 /** The handle of an attached sweeper. */
 export type Sweeper = {

@@ -4,22 +4,35 @@ import type { SweepRetryPolicy } from './sweepRetry.js'
 import type { SweepTiming } from './sweepScheduler.js'
 
 /**
- * The options of a sweeper's timing, retries, memory and receipt wait, as given. Each sweeper takes
- * them in its own options (documented on `AttachToResourceServerOptions`, the buyer's and the watch
- * sweeper's); this is the shape they share, so the sweep needs nothing of theirs.
+ * The options of a sweeper's timing, retries, memory and receipt wait, as given: the seller's
+ * `AttachToResourceServerOptions` takes them as they are, and the buyer's and the watch sweeper's options
+ * reuse them; this is the shape they share, so the sweep needs nothing of theirs.
  */
 export type SweepTuningOptions = {
+  /** Also sweep on a timer, every this many ms: money that arrived without a sale waits no longer. */
   sweepIntervalMs?: number | undefined
+  /** A sweep starts this long after the last settlement of a burst. Default 250. */
   debounceMs?: number | undefined
+  /** …and at the latest this long after the first one. Default 5 000. */
   maxDebounceMs?: number | undefined
+  /** Retries of a sweep that failed for a reason that can pass (RPC trouble, a nonce collision). */
   retry?:
     | {
+        /** Attempts per sweep, the first included. Default 4. */
         maxAttempts?: number | undefined
+        /** The wait before the first retry, doubled for each next one. Default 500. */
         initialDelayMs?: number | undefined
+        /** The longest wait between attempts. Default 8 000. */
         maxDelayMs?: number | undefined
       }
     | undefined
+  /** How many settlement transaction hashes are remembered to drop duplicates. Default 10 000. */
   maxTrackedSettlements?: number | undefined
+  /**
+   * Give up waiting for a deposit's receipt after this many ms (the next attempt waits for the same
+   * transaction again). Default: viem's (180 s). On an edge runtime keep the whole sweep inside the
+   * time `waitUntil` allows (30 s on Cloudflare Workers), such as 20 000.
+   */
   receiptTimeoutMs?: number | undefined
 }
 

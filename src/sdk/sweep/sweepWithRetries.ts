@@ -38,22 +38,13 @@ export type SweeperParts = {
  * @returns The sweep's result; a deposit is also reported to the observers.
  */
 export async function sweepOnce(parts: SweeperParts): Promise<SweepResult> {
-  const { ctx, settings, record, observers } = parts
-  let taken: MerchantSettlement[] = []
+  const taken: Taken = { settlements: [] }
   try {
-    const result = await runExclusive(ctx, undefined, (slot) => {
-      taken = record.take()
-      return sweepIn(slot, ctx, settings, undefined, parts)
-    })
-    if (!result.deposited) return result
-    const deposit = { ...result, settlements: taken }
-    taken = []
-    observers.deposited(deposit)
-    return deposit
+    return await attemptSweep(parts, runExclusive, undefined, taken)
   } catch (error) {
-    throw withGasPayer(ctx, toVaultError(error, { addresses: ctx.addresses }))
+    throw sweepError(parts.ctx, error)
   } finally {
-    record.putBack(taken)
+    parts.record.putBack(taken.settlements)
   }
 }
 
@@ -77,30 +68,17 @@ export async function sweepWithRetries(
   signal: AbortSignal,
   queue: 'account' | 'none' = 'account',
 ): Promise<SweepResult | undefined> {
-  const { ctx, settings, record, observers } = parts
+  const { ctx, record, observers } = parts
   const run = queue === 'account' ? runExclusive : runAlone
   // Kept across attempts: after a failed receipt wait, the next attempt waits for it again.
   const progress: SweepProgress = { step: 'balance-read', sent: undefined }
-  // The settlements this sweep covers; back to the record unless a deposit is reported.
-  let taken: MerchantSettlement[] = []
+  const taken: Taken = { settlements: [] }
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        // Read → decide → deposit → receipt, as one unit in the account's write queue.
-        const result = await run(ctx, undefined, (slot) => {
-          if (!progress.sent) {
-            record.putBack(taken)
-            taken = record.take()
-          }
-          return sweepIn(slot, ctx, settings, progress, parts)
-        })
-        if (!result.deposited) return result
-        const deposit = { ...result, settlements: taken }
-        taken = []
-        observers.deposited(deposit)
-        return deposit
+        return await attemptSweep(parts, run, progress, taken)
       } catch (error) {
-        const vaultError = withGasPayer(ctx, toVaultError(error, { addresses: ctx.addresses }))
+        const vaultError = sweepError(ctx, error)
         const delay = signal.aborted
           ? undefined
           : sweepRetryDelay(retry, attempt, progress.step, vaultError)
@@ -113,8 +91,43 @@ export async function sweepWithRetries(
     // Detached during a backoff: the sweep ends here.
     return undefined
   } finally {
-    record.putBack(taken)
+    record.putBack(taken.settlements)
   }
+}
+
+/** The settlements a sweep covers: back to the record unless a deposit is reported with them. */
+type Taken = { settlements: MerchantSettlement[] }
+
+/**
+ * One attempt: read → decide → deposit → receipt, as one unit in the write slot `run` gives. It covers
+ * the settlements pending then (those `taken` held go back first), unless `progress` says an earlier
+ * attempt sent the deposit: that one covers what it took. A deposit is reported to the observers with
+ * them, and `taken` is emptied.
+ */
+async function attemptSweep(
+  parts: SweeperParts,
+  run: typeof runExclusive,
+  progress: SweepProgress | undefined,
+  taken: Taken,
+): Promise<SweepResult> {
+  const { ctx, settings, record, observers } = parts
+  const result = await run(ctx, undefined, (slot) => {
+    if (!progress?.sent) {
+      record.putBack(taken.settlements)
+      taken.settlements = record.take()
+    }
+    return sweepIn(slot, ctx, settings, progress, parts)
+  })
+  if (!result.deposited) return result
+  const deposit = { ...result, settlements: taken.settlements }
+  taken.settlements = []
+  observers.deposited(deposit)
+  return deposit
+}
+
+/** A sweep's failure as a `VaultError`, naming the key to fund when it lacked gas. */
+function sweepError(ctx: VaultContext, error: unknown): VaultError {
+  return withGasPayer(ctx, toVaultError(error, { addresses: ctx.addresses }))
 }
 
 /**
