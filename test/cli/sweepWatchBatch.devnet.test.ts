@@ -1,7 +1,7 @@
 /**
  * `x402-vault sweep --watch`, the built bin, beside a paywall that sells a `batch-settlement` route with
  * `sweep: false` (web instances swept by a sweeper of their own). x402's stock batch-settlement buyer
- * (`batchBuyerFetch`, harness/batchSettlement.ts) pays 5 times at 0.001 USDC: its channel deposit goes
+ * (`buyerClient`, harness/merchantApps.ts) pays 5 times at 0.001 USDC: its channel deposit goes
  * into x402's escrow and its vouchers move nothing, so the watcher sees no inflow and sweeps nothing.
  * The paywall's close() claims the vouchers and settles them to the wallet in one USDC transfer from
  * x402's batch-settlement contract: the watcher sees that as one inflow of exactly the charges, and
@@ -16,14 +16,14 @@ import { Hono } from 'hono'
 import { isAddressEqual } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeAddressesFile } from '../../harness/addressesFile.js'
-import { batchBuyerFetch, escrowActivity } from '../../harness/batchSettlement.js'
+import { escrowActivity } from '../../harness/batchSettlement.js'
 import {
   depositedIn,
   receiptsFrom,
   transferToMerchant,
   usdcBalance,
 } from '../../harness/merchant.js'
-import { paymentResponseOf } from '../../harness/merchantApps.js'
+import { buyerClient, paymentResponseOf } from '../../harness/merchantApps.js'
 import { startWatcher, type WatchEventLine } from '../../harness/watcher.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { formatUsdc, parseUsdc } from '../../src/index.js'
@@ -107,7 +107,11 @@ describe('x402-vault sweep --watch beside a batch-settlement paywall', () => {
       const appFetch = ((input: RequestInfo | URL, init?: RequestInit) =>
         app.fetch(new Request(input, init))) as typeof fetch
 
-      const pay = batchBuyerFetch(devnet, appFetch)
+      const pay = buyerClient(devnet, {
+        fetch: appFetch,
+        spendControls: devnet.chain === 'base-sepolia' ? 'opt-in' : 'stock',
+        scheme: 'batch-settlement',
+      }).pay
       const settlements = []
       for (let request = 0; request < requests; request++) {
         const paid = await pay('http://merchant.test/tick')
