@@ -97,8 +97,11 @@ describe('the anvil launcher', () => {
   })
 
   it('keeps its past states in a folder of its own and removes it on stop, and a dead process’s at the next start', async () => {
+    // This process's folders only: another test worker starts its own anvils in the same tmpdir meanwhile.
     const homes = () =>
-      new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('x402-vault-anvil-')))
+      new Set(
+        readdirSync(tmpdir()).filter((name) => name.startsWith(`x402-vault-anvil-${process.pid}-`)),
+      )
     // Left by a process that has died (no pid is this large): the next start removes it.
     const stale = mkdtempSync(join(tmpdir(), 'x402-vault-anvil-999999999-'))
     writeFileSync(join(stale, 'state'), 'x')
