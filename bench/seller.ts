@@ -122,6 +122,18 @@ export async function openPaywallShop(
   sweep: Omit<AttachToResourceServerOptions, 'wallet'>,
   sells: Sells = {},
 ): Promise<PaywallShop> {
+  const { sweeper, ...shop } = await openCreatePaywallShop(devnet, price, sweep, sells)
+  if (!sweeper) throw new Error('createPaywall with sweep options returned no sweeper')
+  return { ...shop, sweeper }
+}
+
+/** `createPaywall` on the devnet's facilitator selling `GET /paid`, its sweeper on or off. */
+async function openCreatePaywallShop(
+  devnet: Devnet,
+  price: string,
+  sweep: Omit<AttachToResourceServerOptions, 'wallet'> | false,
+  sells: Sells,
+): Promise<Shop & { sweeper: Sweeper | undefined }> {
   const paywall = await createPaywall({
     vault: merchantVaultClient(devnet),
     payTo: devnet.accounts.merchant.address,
@@ -164,28 +176,8 @@ export async function openShopWithoutSweeper(
   price: string,
   sells: Sells = {},
 ): Promise<Shop> {
-  const paywall = await createPaywall({
-    vault: merchantVaultClient(devnet),
-    payTo: devnet.accounts.merchant.address,
-    facilitator: { url: facilitatorUrlOf(devnet) },
-    routes: paidRoutes(price, sells.scheme),
-    sweep: false,
-    ...(sells.batchSettlement ? { batchSettlement: sells.batchSettlement } : {}),
-  })
-  const { charge } = sells
-  const shop = await startShop(
-    paywall.middleware,
-    charge === undefined
-      ? {}
-      : { beforePaidAnswer: (res) => void paywall.charge(res as Response, charge) },
-  )
-  return {
-    paidUrl: shop.paidUrl,
-    stop: async () => {
-      await shop.stop()
-      await paywall.close()
-    },
-  }
+  const { paidUrl, stop } = await openCreatePaywallShop(devnet, price, false, sells)
+  return { paidUrl, stop }
 }
 
 /** x402's own server side of each scheme, as a seller without this package registers it. */

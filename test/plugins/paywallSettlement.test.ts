@@ -106,16 +106,18 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     expect(logged()).toEqual([])
   })
 
+  /** An upto route charging what `?charge=` says, at most 0.05 USDC. */
+  const meteredRoutes = {
+    'GET /metered': {
+      price: '0.05',
+      scheme: 'upto' as const,
+      description: 'Metered',
+      mimeType: 'application/json',
+    },
+  }
+
   it('an upto route: the handler’s charge is what is settled, to the base unit', async () => {
-    const routes = {
-      'GET /metered': {
-        price: '0.05',
-        scheme: 'upto' as const,
-        description: 'Metered',
-        mimeType: 'application/json',
-      },
-    }
-    const sale = await buy(seller, '/metered?charge=12345', { routes })
+    const sale = await buy(seller, '/metered?charge=12345', { routes: meteredRoutes })
     expect(sale.status).toBe(200)
     expect(sale.body).toEqual({ settles: '12345' })
     expect(sale.settlement).toMatchObject({ success: true, amount: '12345', payer: buyer() })
@@ -125,15 +127,7 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
   })
 
   it('an upto charge above the maximum is refused: the handler fails the request, nothing is settled', async () => {
-    const routes = {
-      'GET /metered': {
-        price: '0.05',
-        scheme: 'upto' as const,
-        description: 'Metered',
-        mimeType: 'application/json',
-      },
-    }
-    const sale = await buy(seller, '/metered?charge=50001', { routes })
+    const sale = await buy(seller, '/metered?charge=50001', { routes: meteredRoutes })
     expect(sale.status).toBe(400)
     expect(sale.body).toEqual({ refused: 'INVALID_AMOUNT' })
     expect(sale.settlement).toBeUndefined()
