@@ -63,6 +63,15 @@ export default defineConfig([
     // The other optional peers (and their subpaths) load from the app's install. package.json names
     // them in `peerDependenciesMeta` only, where tsup does not look for its default externals.
     external: Object.keys(supportedPeers),
+    esbuildOptions(options, { format }) {
+      // tsup makes the split CommonJS build from esbuild's ESM with sucrase, which breaks a class
+      // field beside a constructor written as one comma expression (`super(m), this.name = …`, as
+      // jose ships its errors): it puts the field's initializer after `super(…)` with a `;`, a syntax
+      // error when `x402-vault/mcp` is required. esbuild lowers class fields itself for that build.
+      if (format === 'cjs') {
+        options.supported = { ...options.supported, 'class-field': false, 'class-static-field': false }
+      }
+    },
   },
   {
     // The bins are self-contained bundles (dependencies included): a few files to load make the MCP
