@@ -69,7 +69,11 @@ export default defineConfig([
       // jose ships its errors): it puts the field's initializer after `super(…)` with a `;`, a syntax
       // error when `x402-vault/mcp` is required. esbuild lowers class fields itself for that build.
       if (format === 'cjs') {
-        options.supported = { ...options.supported, 'class-field': false, 'class-static-field': false }
+        options.supported = {
+          ...options.supported,
+          'class-field': false,
+          'class-static-field': false,
+        }
       }
     },
   },
