@@ -29,54 +29,67 @@ const binOutputs = [
   `${binChunks}/**`,
 ]
 
+/**
+ * Which part `tsup` builds: `all` (the default), or, as `npm test` runs it (scripts/test.mjs), `code`
+ * first (every build but the library's types, about 10 s) and then `types` (the library's `.d.ts` and
+ * `.d.cts` alone, a type check of the sources that takes most of a minute) beside the tests, which run
+ * the code only. `X402_VAULT_BUILD` chooses.
+ */
+const part = process.env.X402_VAULT_BUILD ?? 'all'
+if (!['all', 'code', 'types'].includes(part)) {
+  throw new Error(`X402_VAULT_BUILD must be all, code or types, not ${part}`)
+}
+
 // Three builds: the library, the bins, the stdio MCP server's start. The bins are not the sources
 // bundled as they are: two modules are swapped (uPlot's files, the recorded MCP handshake) and three
 // imports point at another build's files. docs/development.md "The build" says what and why, and how
 // to check that the sources and the built bins answer the same.
-export default defineConfig([
-  {
-    ...shared,
-    name: 'library',
-    // ESM and CommonJS (`.cjs`, with `.d.cts` types), as viem and x402 ship: many Express apps are
-    // CommonJS (what `npm init -y` makes). The shims give the CommonJS build `import.meta.url` (the
-    // devnet finds anvil with it). The bins below stay ESM only: nothing large is shipped twice.
-    format: ['esm', 'cjs'],
-    shims: true,
-    entry: {
-      index: 'src/index.ts',
-      'devnet/index': 'src/devnet/index.ts',
-      'mcp/index': 'src/mcp/index.ts',
-      'plugins/express': 'src/plugins/express.ts',
-      'plugins/hono': 'src/plugins/hono.ts',
-    },
-    dts: true,
-    splitting: true,
-    clean: binOutputs.flatMap((file) => [`!${file}`, `!${file}.map`]),
-    // viem (and what it runs on) is bundled, tree-shaken: Node loads viem's root as a barrel of about
-    // 420 modules, 0.27 s on its own, more than the SDK's whole import budget of 0.25 s (PRODUCT.md §9).
-    // The types still come from the viem package. The SDK recognises viem's errors by name, so the
-    // caller's clients may come from any copy of viem. The MCP SDK is bundled into `x402-vault/mcp`
-    // too: as a dependency it would install Express and Hono (for its HTTP transports) into every
-    // seller's app, and the stdio server needs neither. jose (the OAuth check's JWT verification) is a
-    // devDependency, so bundled as well: `npx x402-vault@beta` still installs the package alone.
-    noExternal: ['viem', 'ox', 'abitype', /^@noble\//, /^@scure\//, /^@modelcontextprotocol\//],
-    // The other optional peers (and their subpaths) load from the app's install. package.json names
-    // them in `peerDependenciesMeta` only, where tsup does not look for its default externals.
-    external: Object.keys(supportedPeers),
-    esbuildOptions(options, { format }) {
-      // tsup makes the split CommonJS build from esbuild's ESM with sucrase, which breaks a class
-      // field beside a constructor written as one comma expression (`super(m), this.name = …`, as
-      // jose ships its errors): it puts the field's initializer after `super(…)` with a `;`, a syntax
-      // error when `x402-vault/mcp` is required. esbuild lowers class fields itself for that build.
-      if (format === 'cjs') {
-        options.supported = {
-          ...options.supported,
-          'class-field': false,
-          'class-static-field': false,
-        }
-      }
-    },
+const library: Options = {
+  ...shared,
+  name: 'library',
+  // ESM and CommonJS (`.cjs`, with `.d.cts` types), as viem and x402 ship: many Express apps are
+  // CommonJS (what `npm init -y` makes). The shims give the CommonJS build `import.meta.url` (the
+  // devnet finds anvil with it). The bins below stay ESM only: nothing large is shipped twice.
+  format: ['esm', 'cjs'],
+  shims: true,
+  entry: {
+    index: 'src/index.ts',
+    'devnet/index': 'src/devnet/index.ts',
+    'mcp/index': 'src/mcp/index.ts',
+    'plugins/express': 'src/plugins/express.ts',
+    'plugins/hono': 'src/plugins/hono.ts',
   },
+  // Only the types' own files are cleaned when only the types are built.
+  dts: part === 'code' ? false : part === 'types' ? { only: true } : true,
+  splitting: true,
+  clean: binOutputs.flatMap((file) => [`!${file}`, `!${file}.map`]),
+  // viem (and what it runs on) is bundled, tree-shaken: Node loads viem's root as a barrel of about
+  // 420 modules, 0.27 s on its own, more than the SDK's whole import budget of 0.25 s (PRODUCT.md §9).
+  // The types still come from the viem package. The SDK recognises viem's errors by name, so the
+  // caller's clients may come from any copy of viem. The MCP SDK is bundled into `x402-vault/mcp`
+  // too: as a dependency it would install Express and Hono (for its HTTP transports) into every
+  // seller's app, and the stdio server needs neither. jose (the OAuth check's JWT verification) is a
+  // devDependency, so bundled as well: `npx x402-vault@beta` still installs the package alone.
+  noExternal: ['viem', 'ox', 'abitype', /^@noble\//, /^@scure\//, /^@modelcontextprotocol\//],
+  // The other optional peers (and their subpaths) load from the app's install. package.json names
+  // them in `peerDependenciesMeta` only, where tsup does not look for its default externals.
+  external: Object.keys(supportedPeers),
+  esbuildOptions(options, { format }) {
+    // tsup makes the split CommonJS build from esbuild's ESM with sucrase, which breaks a class
+    // field beside a constructor written as one comma expression (`super(m), this.name = …`, as
+    // jose ships its errors): it puts the field's initializer after `super(…)` with a `;`, a syntax
+    // error when `x402-vault/mcp` is required. esbuild lowers class fields itself for that build.
+    if (format === 'cjs') {
+      options.supported = {
+        ...options.supported,
+        'class-field': false,
+        'class-static-field': false,
+      }
+    }
+  },
+}
+
+const code: Options[] = [
   {
     // The bins are self-contained bundles (dependencies included): a few files to load make the MCP
     // server start in well under 0.5 s, where resolving and loading viem's many modules does not, and
@@ -149,7 +162,9 @@ export default defineConfig([
       },
     ],
   },
-])
+]
+
+export default defineConfig(part === 'types' ? [library] : [library, ...code])
 
 /**
  * An esbuild plugin that leaves an import of another build's output as it is (or renamed to that

@@ -1,7 +1,9 @@
 /**
  * Vitest's global set-up: the tests that run the built package (the bins, `dist/index.js`, the README's
- * snippets) must not pass or fail on a stale build. `npm test` has just built it, so this does
- * nothing there; `npm run test:unit` after an edit in `src/` builds once here.
+ * snippets) must not pass or fail on a stale build. `npm test` has just built the code, so this does
+ * nothing there (scripts/test.mjs builds the types beside the tests, and says so with
+ * `X402_VAULT_TYPES_BUILDING`: only the code is checked then); `npm run test:unit` after an edit in
+ * `src/` builds once here.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
@@ -10,8 +12,13 @@ import { join } from 'node:path'
 const root = join(import.meta.dirname, '../..')
 /** What the build reads besides `src/`. */
 const buildInputs = ['package.json', 'tsup.config.ts', 'tsconfig.json']
-/** One output of each of tsup's two builds, and the types. */
-const buildOutputs = ['dist/index.js', 'dist/index.d.ts', 'dist/cli/index.js', 'dist/mcp/bin.js']
+/** One output of each of tsup's three builds, and the types unless they are being built. */
+const buildOutputs = [
+  'dist/index.js',
+  'dist/cli/index.js',
+  'dist/mcp/bin.js',
+  ...(process.env.X402_VAULT_TYPES_BUILDING === '1' ? [] : ['dist/index.d.ts']),
+]
 
 /** The latest modification time of the files under `dir`, in ms. */
 function newestUnder(dir: string): number {

@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// What `npm test` runs after the linter: the build, then the tests beside the type check and the
+// API report.
+//
+//   node scripts/test.mjs
+//
+// The tests run the built code, not its types. So the code is built first (about 10 s), and the
+// vitest run starts at once; beside it, at a lower CPU priority so that the tests' own timing is
+// not the one that waits, run `tsc` and the build of the library's types followed by its API report.
+// Each of those two holds a type check of the sources that keeps one core busy for most of a minute,
+// which fits in the time the tests spend waiting on anvil, child processes and timeouts. The checks'
+// output is held back and printed whole when each ends, so that no two logs interleave; vitest's
+// streams as it runs. Exits non-zero when any step fails.
+import { spawn } from 'node:child_process'
+import { setPriority } from 'node:os'
+import { join } from 'node:path'
+
+const root = join(import.meta.dirname, '..')
+const bin = (name) => join(root, 'node_modules/.bin', name)
+/** How much lower the checks' CPU priority is than the tests' (a `nice` increment). */
+const checksNice = 10
+
+/**
+ * Runs one command; resolves with its exit code and, unless `inherit`, its output held back.
+ * `nice` lowers its CPU priority, and so that of every process it starts.
+ */
+function run({ label, command, args, env = {}, inherit = false, nice = 0 }) {
+  const started = performance.now()
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    })
+    if (nice && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, nice)
+      } catch {
+        // Where priorities cannot be set, the step runs at the tests' priority: slower, not wrong.
+      }
+    }
+    const output = []
+    child.stdout?.on('data', (chunk) => output.push(chunk))
+    child.stderr?.on('data', (chunk) => output.push(chunk))
+    const done = (code, more = '') => {
+      const seconds = ((performance.now() - started) / 1000).toFixed(1)
+      const text = `${Buffer.concat(output).toString()}${more}`
+      process.stdout.write(`> ${label} (${seconds} s)\n${text}`)
+      if (code !== 0) process.stderr.write(`${label} failed (exit code ${code})\n`)
+      resolve(code === 0)
+    }
+    child.on('error', (error) => done(1, `${error.message}\n`))
+    child.on('close', (code) => done(code ?? 1))
+  })
+}
+
+/** Runs the steps in order, stopping at the first that fails; resolves true when all passed. */
+async function inOrder(steps) {
+  for (const step of steps) if (!(await run(step))) return false
+  return true
+}
+
+const node = process.execPath
+const buildCode = {
+  label: 'build (code)',
+  command: bin('tsup'),
+  args: ['--silent'],
+  env: { X402_VAULT_BUILD: 'code' },
+}
+const tests = {
+  label: 'vitest',
+  command: node,
+  args: [
+    join(root, 'node_modules/vitest/vitest.mjs'),
+    'run',
+    '--project',
+    'unit',
+    '--project',
+    'devnet',
+  ],
+  // The types are being built beside the tests: their global set-up must not build again.
+  env: { X402_VAULT_TYPES_BUILDING: '1' },
+  inherit: true,
+}
+const typecheck = { label: 'typecheck', command: bin('tsc'), args: ['--noEmit'], nice: checksNice }
+const buildTypes = {
+  label: 'build (types)',
+  command: bin('tsup'),
+  args: ['--silent'],
+  env: { X402_VAULT_BUILD: 'types' },
+  nice: checksNice,
+}
+const apiCheck = {
+  label: 'api:check',
+  command: node,
+  args: [join(root, 'scripts/api-report.mjs')],
+  nice: checksNice,
+}
+
+const results = (await run(buildCode))
+  ? await Promise.all([run(tests), run(typecheck), inOrder([buildTypes, apiCheck])])
+  : [false]
+process.exitCode = results.every(Boolean) ? 0 : 1
