@@ -127,6 +127,8 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
       /** The seller's RPC (default: the devnet's). */
       rpcUrl?: string
       maxTimeoutSeconds?: number
+      /** How long the seller reads the chain for a settlement whose outcome is unknown. */
+      settlementCheckMs?: number
       buyerFetch?: typeof fetch
     } = {},
   ) {
@@ -142,6 +144,7 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
       payTo: devnet.accounts.merchant.address,
       facilitator: { url: options.facilitatorUrl ?? (devnet.facilitatorUrl as string) },
       routes,
+      settlementCheckMs: options.settlementCheckMs,
       sweep: {
         minIdleThreshold: '1000000',
         debounceMs: 0,
@@ -283,17 +286,19 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
   })
 
   /**
-   * Waits until the chain has a block at or past `timestamp` (unix seconds): waits for the clock, then
-   * mines one, as a live chain's next block would come.
+   * Waits until the clock is at `timestamp` (unix seconds), then mines one block at or past it, as a
+   * live chain's next block would come. The devnet's clock may lag this machine's (its genesis is in
+   * the past, and it keeps that offset until time is advanced): the block is then given the
+   * timestamp, rather than blocks mined one after another until the devnet's clock catches up.
    */
   async function mineUntil(timestamp: bigint) {
-    for (;;) {
-      const block = await t.publicClient.getBlock({ blockTag: 'latest' })
-      if (block.timestamp >= timestamp) return
-      const wait = Number(timestamp) * 1000 - Date.now()
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
-      await t.testClient.mine({ blocks: 1 })
-    }
+    const wait = Number(timestamp) * 1000 - Date.now()
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+    const latest = await t.publicClient.getBlock({ blockTag: 'latest' })
+    if (latest.timestamp >= timestamp) return
+    await t.testClient.setNextBlockTimestamp({ timestamp })
+    await t.testClient.mine({ blocks: 1 })
+    expect((await t.publicClient.getBlock({ blockTag: 'latest' })).timestamp).toBe(timestamp)
   }
 
   it("a seller that cannot tell the settlement's outcome: the same purchase is refused while the earlier payment can still be settled (PAYMENT_OUTCOME_UNKNOWN), paid once that one expired, and refused when it was settled though its answer was lost (PAYMENT_ALREADY_SETTLED); charged once, one recall", async () => {
@@ -303,11 +308,13 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     const sellerRpc = await startHttpFaultProxy(devnet.rpcUrl)
     cleanups.push(() => sellerRpc.close())
     // Authorizations valid for 10 s, so that the test can wait for one to expire (x402's facilitator
-    // verifies only those with 6 s left).
+    // verifies only those with 6 s left). The seller reads the chain once for an unknown outcome,
+    // so that the authorization is still valid when the buyer tries again.
     const shop = await openShop({
       facilitatorUrl: facilitator.url,
       rpcUrl: sellerRpc.url,
       maxTimeoutSeconds: 10,
+      settlementCheckMs: 0,
     })
     const price = parseUsdc('0.5')
     const merchant = devnet.accounts.merchant.address
