@@ -48,7 +48,10 @@ const paywallWith = (sweeper: boolean, reserve: bigint) =>
   createPaywall({
     vault,
     payTo: account.address,
-    facilitator: { url: env.FACILITATOR_URL as string },
+    facilitator: {
+      url: env.FACILITATOR_URL as string,
+      timeoutMs: env.FACILITATOR_TIMEOUT_MS ? Number(env.FACILITATOR_TIMEOUT_MS) : undefined,
+    },
     routes: {
       'GET /paid': { price: '1', description: 'A paid answer', mimeType: 'application/json' },
       ...(channelStorage

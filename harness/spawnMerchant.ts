@@ -33,7 +33,8 @@ export type MerchantProcess = {
  * @param rpcUrl - Where the process sends its RPC requests.
  * @param reserve - The sweeper's reserve, in base units.
  * @param options - `sweep: false` turns its in-process sweeper off; `debounceMs`, the sweeper's
- *   debounce (default 0); `facilitatorUrl`, a facilitator other than the devnet's; `batch`, a
+ *   debounce (default 0); `facilitatorUrl`, a facilitator other than the devnet's;
+ *   `facilitatorTimeoutMs`, the paywall's `facilitator.timeoutMs` (default its own); `batch`, a
  *   `batch-settlement` route (`GET /tick`) with its channels in the Postgres at `databaseUrl`, in `table`.
  * @returns The process.
  * @example
@@ -48,6 +49,7 @@ export function spawnMerchant(
     sweep?: false
     debounceMs?: number
     facilitatorUrl?: string
+    facilitatorTimeoutMs?: number
     batch?: {
       databaseUrl: string
       table: string
@@ -70,6 +72,9 @@ export function spawnMerchant(
         RESERVE: reserve.toString(),
         ...(options.sweep === false ? { SWEEP: 'off' } : {}),
         ...(options.debounceMs === undefined ? {} : { DEBOUNCE_MS: String(options.debounceMs) }),
+        ...(options.facilitatorTimeoutMs === undefined
+          ? {}
+          : { FACILITATOR_TIMEOUT_MS: String(options.facilitatorTimeoutMs) }),
         ...(options.batch
           ? {
               BATCH_DATABASE_URL: options.batch.databaseUrl,
