@@ -30,13 +30,15 @@ const say = (event: Record<string, unknown>) =>
   process.stdout.write(`${JSON.stringify(toJsonSafe(event))}\n`)
 
 const env = process.env as Record<string, string>
-const chain = vaultChains['base-sepolia'].viemChain
+/** The devnet's chain (`CHAIN`, Base Sepolia by default). */
+const chainName = (env.CHAIN ?? 'base-sepolia') as keyof typeof vaultChains
+const chain = vaultChains[chainName].viemChain
 const account = privateKeyToAccount(env.MERCHANT_PRIVATE_KEY as Hex)
 const transport = vaultHttp(env.RPC_URL, { retryDelay: 20 })
 const vault = createVaultClient({
   publicClient: createPublicClient({ chain, transport, pollingInterval: 50 }),
   walletClient: createWalletClient({ account, chain, transport, pollingInterval: 50 }),
-  chain: 'base-sepolia',
+  chain: chainName,
   addresses: JSON.parse(env.ADDRESSES as string),
 })
 

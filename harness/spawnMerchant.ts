@@ -66,6 +66,7 @@ export function spawnMerchant(
       env: {
         PATH: process.env.PATH,
         RPC_URL: rpcUrl,
+        CHAIN: devnet.chain,
         FACILITATOR_URL: options.facilitatorUrl ?? devnet.facilitatorUrl,
         ADDRESSES: JSON.stringify(devnet.addresses),
         MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,

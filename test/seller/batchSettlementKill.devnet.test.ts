@@ -5,8 +5,7 @@
  * it, so the channel storage never learns of the claim) or refuses it (nothing is claimed). A second
  * instance on the same Postgres then takes the lock, claims and settles: no voucher is claimed twice,
  * nothing is lost, the merchant receives exactly the charges, and its sweeper is fed the settlements.
- * Base Sepolia only: the lock, the storage and the claim job are the same code on both chains, and the
- * child process's chain is Base Sepolia.
+ * On both chains: the merchant process runs on the devnet's chain.
  */
 import { type Hex, isAddressEqual, parseTransaction, toFunctionSelector } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -39,17 +38,6 @@ beforeAll(async () => {
   postgres = await startPostgres()
 })
 afterAll(() => postgres?.stop())
-useMerchantDevnet({ chain: 'base-sepolia' }, async (m) => {
-  ;({ devnet, t, proxy } = m)
-  // A facilitator with the devnet's facilitator account, whose transactions go through a proxy.
-  const chainProxy = await startCountingProxy(devnet.rpcUrl)
-  facilitatorRpc = watchMerchantRpc(chainProxy, devnet)
-  facilitator = await startFacilitatorServer({
-    rpcUrl: chainProxy.url,
-    chain: devnet.viemChain,
-    account: privateKeyToAccount(devnet.accounts.facilitator.privateKey),
-  })
-})
 
 /** The route's price: 0.001 USDC. */
 const price = 1_000n
@@ -71,116 +59,130 @@ function claimSent(call: RpcCall): Hex | undefined {
     : undefined
 }
 
-describe('a batch-settlement seller killed during its claim', () => {
-  it.each([
-    ['reaches the node after the kill', 'reached'],
-    ['never reaches the node', 'lost'],
-  ] as const)(
-    'its held claim %s: a second instance on the same Postgres claims and settles; no voucher claimed twice, the merchant gets exactly the charges, the sweeper is fed the settlements',
-    async (_name, fate) => {
-      const merchant = devnet.accounts.merchant.address
-      const buyer = devnet.accounts.buyer.address
-      const requests = 5
-      const charged = price * BigInt(requests)
-      const start = await usdcBalance(devnet, merchant)
-      const buyerStart = await usdcBalance(devnet, buyer)
-      const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
-      // 10 USDC become idle once every charge has reached the wallet: one sweep reports every settlement.
-      const reserve = start + charged - parseUsdc('10')
-      const batch = {
-        databaseUrl: postgres.url,
-        table: `channels_${fate}`,
-        claimIntervalMs: 100,
-        settleIntervalMs: 150,
-      }
-      const startSeller = () =>
-        spawnMerchant(devnet, proxy.url, reserve, { batch, facilitatorUrl: facilitator.url })
+describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
+  useMerchantDevnet({ chain }, async (m) => {
+    ;({ devnet, t, proxy } = m)
+    // A facilitator with the devnet's facilitator account, whose transactions go through a proxy.
+    const chainProxy = await startCountingProxy(devnet.rpcUrl)
+    facilitatorRpc = watchMerchantRpc(chainProxy, devnet)
+    facilitator = await startFacilitatorServer({
+      rpcUrl: chainProxy.url,
+      chain: devnet.viemChain,
+      account: privateKeyToAccount(devnet.accounts.facilitator.privateKey),
+    })
+  })
 
-      // The first claim's send waits at the proxy until the seller is dead; then it is forwarded, or refused
-      // (every time it is sent again: viem's transport retries).
-      const held = gate()
-      const killed = gate()
-      let heldClaim: Hex | undefined
-      facilitatorRpc.setRule(async (calls) => {
-        const claim = calls.map(claimSent).find((raw) => raw !== undefined)
-        if (!claim) return undefined
-        if (heldClaim === undefined) {
-          heldClaim = claim
-          held.open()
-          await killed.opened
+  describe('a batch-settlement seller killed during its claim', () => {
+    it.each([
+      ['reaches the node after the kill', 'reached'],
+      ['never reaches the node', 'lost'],
+    ] as const)(
+      'its held claim %s: a second instance on the same Postgres claims and settles; no voucher claimed twice, the merchant gets exactly the charges, the sweeper is fed the settlements',
+      async (_name, fate) => {
+        const merchant = devnet.accounts.merchant.address
+        const buyer = devnet.accounts.buyer.address
+        const requests = 5
+        const charged = price * BigInt(requests)
+        const start = await usdcBalance(devnet, merchant)
+        const buyerStart = await usdcBalance(devnet, buyer)
+        const firstBlock = (await t.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
+        // 10 USDC become idle once every charge has reached the wallet: one sweep reports every settlement.
+        const reserve = start + charged - parseUsdc('10')
+        const batch = {
+          databaseUrl: postgres.url,
+          table: `channels_${fate}`,
+          claimIntervalMs: 100,
+          settleIntervalMs: 150,
         }
-        return fate === 'lost' && claim === heldClaim ? 502 : undefined
-      })
-      const sellers = [startSeller()]
-      try {
-        const first = sellers[0] as (typeof sellers)[number]
-        const url = `http://127.0.0.1:${(await first.next('ready')).port}/tick`
-        const pay = buyerClient(devnet, { scheme: 'batch-settlement' }).pay
-        // The first request deposits into the escrow and carries the first voucher; the claim job claims it.
-        expect((await pay(url)).status).toBe(200)
-        await held.opened
-        // The claim in flight does not hold the sales: the next vouchers are taken meanwhile.
-        for (let request = 1; request < requests; request++) {
-          expect((await pay(url)).status).toBe(200)
-        }
-        const deposit = buyerStart - (await usdcBalance(devnet, buyer))
-        const answeredFrom = facilitatorRpc.answered.length
-        first.kill()
-        expect(await first.exited).toBeNull()
-        killed.open()
-        if (fate === 'reached') {
-          // Automine: the claim is mined when the node answers its send.
-          await facilitatorRpc.until(() =>
-            facilitatorRpc.answered
-              .slice(answeredFrom)
-              .some((call) => claimSent(call) === heldClaim),
-          )
-        }
+        const startSeller = () =>
+          spawnMerchant(devnet, proxy.url, reserve, { batch, facilitatorUrl: facilitator.url })
 
-        const second = startSeller()
-        sellers.push(second)
-        await second.next('ready')
-        const swept = await second.next('deposit')
-        expect(await second.close()).toBe(0)
-        expect(second.events.filter((event) => event.type === 'problem')).toEqual([])
-
-        const escrow = await escrowActivity(devnet, firstBlock)
-        // The held claim took the first voucher (if it was mined); the second instance the rest, once.
-        expect(escrow.claimed.map((log) => log.claimAmount)).toEqual(
-          fate === 'reached' ? [price, charged - price] : [charged],
-        )
-        expect(escrow.claimed.at(-1)?.newTotalClaimed).toBe(charged)
-        // No voucher claimed twice: every row of every claim transaction claimed something new.
-        expect(escrow.claimRows).toBe(escrow.claimed.length)
-        expect(escrow.settled.reduce((sum, entry) => sum + entry.amount, 0n)).toBe(charged)
-        // The sweeper was fed each settlement, with what reached the wallet, and deposited once.
-        expect(swept).toMatchObject({ deposited: true, idleAmount: parseUsdc('10').toString() })
-        expect(
-          (swept.settlements as { txHash: Hex; amount: string; scheme: string }[]).map(
-            (settlement) => [settlement.txHash, settlement.amount, settlement.scheme],
-          ),
-        ).toEqual(
-          escrow.settled.map((entry) => [
-            entry.txHash,
-            entry.amount.toString(),
-            'batch-settlement',
-          ]),
-        )
-        expect(await usdcBalance(devnet, merchant)).toBe(reserve)
-        // Every unit accounted for: the buyer's deposit less the charges waits in the escrow for the buyer.
-        const [balance, totalClaimed] = await t.publicClient.readContract({
-          address: x402BatchSettlementAddress,
-          abi: x402BatchSettlementAbi,
-          functionName: 'channels',
-          args: [escrow.claimed[0]?.channelId as Hex],
+        // The first claim's send waits at the proxy until the seller is dead; then it is forwarded, or refused
+        // (every time it is sent again: viem's transport retries).
+        const held = gate()
+        const killed = gate()
+        let heldClaim: Hex | undefined
+        facilitatorRpc.setRule(async (calls) => {
+          const claim = calls.map(claimSent).find((raw) => raw !== undefined)
+          if (!claim) return undefined
+          if (heldClaim === undefined) {
+            heldClaim = claim
+            held.open()
+            await killed.opened
+          }
+          return fate === 'lost' && claim === heldClaim ? 502 : undefined
         })
-        expect([balance, totalClaimed]).toEqual([deposit, charged])
-      } finally {
-        facilitatorRpc.setRule(undefined)
-        killed.open()
-        for (const seller of sellers) seller.kill()
-        await Promise.all(sellers.map((seller) => seller.exited))
-      }
-    },
-  )
+        const sellers = [startSeller()]
+        try {
+          const first = sellers[0] as (typeof sellers)[number]
+          const url = `http://127.0.0.1:${(await first.next('ready')).port}/tick`
+          const pay = buyerClient(devnet, { scheme: 'batch-settlement' }).pay
+          // The first request deposits into the escrow and carries the first voucher; the claim job claims it.
+          expect((await pay(url)).status).toBe(200)
+          await held.opened
+          // The claim in flight does not hold the sales: the next vouchers are taken meanwhile.
+          for (let request = 1; request < requests; request++) {
+            expect((await pay(url)).status).toBe(200)
+          }
+          const deposit = buyerStart - (await usdcBalance(devnet, buyer))
+          const answeredFrom = facilitatorRpc.answered.length
+          first.kill()
+          expect(await first.exited).toBeNull()
+          killed.open()
+          if (fate === 'reached') {
+            // Automine: the claim is mined when the node answers its send.
+            await facilitatorRpc.until(() =>
+              facilitatorRpc.answered
+                .slice(answeredFrom)
+                .some((call) => claimSent(call) === heldClaim),
+            )
+          }
+
+          const second = startSeller()
+          sellers.push(second)
+          await second.next('ready')
+          const swept = await second.next('deposit')
+          expect(await second.close()).toBe(0)
+          expect(second.events.filter((event) => event.type === 'problem')).toEqual([])
+
+          const escrow = await escrowActivity(devnet, firstBlock)
+          // The held claim took the first voucher (if it was mined); the second instance the rest, once.
+          expect(escrow.claimed.map((log) => log.claimAmount)).toEqual(
+            fate === 'reached' ? [price, charged - price] : [charged],
+          )
+          expect(escrow.claimed.at(-1)?.newTotalClaimed).toBe(charged)
+          // No voucher claimed twice: every row of every claim transaction claimed something new.
+          expect(escrow.claimRows).toBe(escrow.claimed.length)
+          expect(escrow.settled.reduce((sum, entry) => sum + entry.amount, 0n)).toBe(charged)
+          // The sweeper was fed each settlement, with what reached the wallet, and deposited once.
+          expect(swept).toMatchObject({ deposited: true, idleAmount: parseUsdc('10').toString() })
+          expect(
+            (swept.settlements as { txHash: Hex; amount: string; scheme: string }[]).map(
+              (settlement) => [settlement.txHash, settlement.amount, settlement.scheme],
+            ),
+          ).toEqual(
+            escrow.settled.map((entry) => [
+              entry.txHash,
+              entry.amount.toString(),
+              'batch-settlement',
+            ]),
+          )
+          expect(await usdcBalance(devnet, merchant)).toBe(reserve)
+          // Every unit accounted for: the buyer's deposit less the charges waits in the escrow for the buyer.
+          const [balance, totalClaimed] = await t.publicClient.readContract({
+            address: x402BatchSettlementAddress,
+            abi: x402BatchSettlementAbi,
+            functionName: 'channels',
+            args: [escrow.claimed[0]?.channelId as Hex],
+          })
+          expect([balance, totalClaimed]).toEqual([deposit, charged])
+        } finally {
+          facilitatorRpc.setRule(undefined)
+          killed.open()
+          for (const seller of sellers) seller.kill()
+          await Promise.all(sellers.map((seller) => seller.exited))
+        }
+      },
+    )
+  })
 })
