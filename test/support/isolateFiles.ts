@@ -21,12 +21,9 @@ vi.resetModules()
 const webGlobalNames = ['fetch', 'Request', 'Response', 'Headers'] as const
 const webGlobalsKey = Symbol.for('x402-vault.test.webGlobals')
 const worker = globalThis as { [webGlobalsKey]?: Record<(typeof webGlobalNames)[number], unknown> }
-worker[webGlobalsKey] ??= {
-  fetch: globalThis.fetch,
-  Request: globalThis.Request,
-  Response: globalThis.Response,
-  Headers: globalThis.Headers,
-}
+worker[webGlobalsKey] ??= Object.fromEntries(
+  webGlobalNames.map((name) => [name, globalThis[name]]),
+) as Record<(typeof webGlobalNames)[number], unknown>
 const webGlobals = worker[webGlobalsKey]
 afterAll(async () => {
   for (const name of webGlobalNames) {
