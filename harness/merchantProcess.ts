@@ -1,7 +1,7 @@
 /**
  * One merchant web process for the "several processes, one key" tests: an Express app behind
  * `createPaywall`, with the sweeper on, or off (`SWEEP=off`: `sweep: false`, for instances that
- * `x402-vault sweep --watch` sweeps). Run with `node --import tsx` and this environment:
+ * `x402-vault sweep --watch` sweeps). `spawnMerchant` runs it bundled (`nodeScript`), with this environment:
  * `RPC_URL`, `FACILITATOR_URL`, `ADDRESSES` (JSON), `MERCHANT_PRIVATE_KEY`, `RESERVE` (base units).
  *
  * It writes one JSON line per event on stdout: `ready` (with its port), `deposit`, `problem`,

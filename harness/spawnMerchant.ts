@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Devnet } from '../src/devnet/startDevnet.js'
+import { nodeScript } from './nodeScript.js'
 
 /** One JSON line the merchant process wrote: `ready`, `deposit`, `problem`, `swept`, `closed`. */
 export type MerchantEvent = Record<string, unknown> & { type: string }
@@ -60,7 +61,7 @@ export function spawnMerchant(
 ): MerchantProcess {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'merchantProcess.ts')],
+    [nodeScript(join(import.meta.dirname, 'merchantProcess.ts'))],
     {
       cwd: join(import.meta.dirname, '..'),
       env: {
