@@ -8,9 +8,8 @@ import {
   type PublicClient,
   parseAbi,
   publicActions,
-  toHex,
 } from 'viem'
-import { type HDAccount, mnemonicToAccount } from 'viem/accounts'
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { type VaultAddresses, type VaultChainName, vaultChains } from '../index.js'
 import { chainChoices, defaultChainName, importPeer, isVaultChainName } from '../sdk/shared.js'
 import { advanceYield } from './advanceYield.js'
@@ -83,8 +82,18 @@ export type Devnet = {
   stop: () => Promise<void>
 }
 
-/** Anvil's well-known test mnemonic: its accounts come pre-funded with ETH for gas. */
-const anvilMnemonic = 'test test test test test test test test test test test junk'
+/**
+ * The keys of anvil's first four accounts, which it funds with ETH for gas: the well-known test
+ * mnemonic's (`test test … junk`, at m/44'/60'/0'/0/0 to 3, public knowledge). Written out because
+ * deriving them (PBKDF2 and BIP-32) cost every devnet start a quarter of a second of CPU; a test
+ * derives them again and compares.
+ */
+export const anvilAccountKeys = {
+  deployer: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  merchant: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  buyer: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  facilitator: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+} as const satisfies Record<string, Hex>
 const accountRoles = ['deployer', 'merchant', 'buyer', 'facilitator'] as const
 
 const usdcMintAbi = parseAbi(['function mint(address to, uint256 amount)'])
@@ -157,19 +166,15 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       ...entry.viemChain,
       rpcUrls: { default: { http: [anvil.rpcUrl] } },
     }
-    // Derived once: HD derivation is the slow part, and the deployer and facilitator sign with these.
+    // The deployer and the facilitator sign with these.
     const signers = Object.fromEntries(
-      accountRoles.map((role, addressIndex) => [
-        role,
-        mnemonicToAccount(anvilMnemonic, { addressIndex }),
-      ]),
-    ) as Record<(typeof accountRoles)[number], HDAccount>
+      accountRoles.map((role) => [role, privateKeyToAccount(anvilAccountKeys[role])]),
+    ) as Record<(typeof accountRoles)[number], PrivateKeyAccount>
     const accounts = Object.fromEntries(
-      accountRoles.map((role) => {
-        const key = signers[role].getHdKey().privateKey
-        if (!key) throw new Error(`no private key for ${role}`)
-        return [role, { address: signers[role].address, privateKey: toHex(key) }]
-      }),
+      accountRoles.map((role) => [
+        role,
+        { address: signers[role].address, privateKey: anvilAccountKeys[role] as Hex },
+      ]),
     ) as Devnet['accounts']
 
     const client = createWalletClient({
