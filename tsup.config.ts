@@ -30,14 +30,14 @@ const binOutputs = [
 ]
 
 /**
- * Which part `tsup` builds: `all` (the default), or, as `npm test` runs it (scripts/test.mjs), `code`
- * first (every build but the library's types, about 10 s) and then `types` (the library's `.d.ts` and
- * `.d.cts` alone, a type check of the sources that takes most of a minute) beside the tests, which run
- * the code only. `X402_VAULT_BUILD` chooses.
+ * Which part `tsup` builds: `all` (the default), or `code`: every build but the library's types (the
+ * `.d.ts` and `.d.cts`, a type check of the sources that takes most of a minute), about 10 s. `npm test`
+ * (scripts/test.mjs) builds the code alone: its tests run the code, and `tsc` checks the types.
+ * `X402_VAULT_BUILD` chooses.
  */
 const part = process.env.X402_VAULT_BUILD ?? 'all'
-if (!['all', 'code', 'types'].includes(part)) {
-  throw new Error(`X402_VAULT_BUILD must be all, code or types, not ${part}`)
+if (!['all', 'code'].includes(part)) {
+  throw new Error(`X402_VAULT_BUILD must be all or code, not ${part}`)
 }
 
 // Three builds: the library, the bins, the stdio MCP server's start. The bins are not the sources
@@ -59,8 +59,7 @@ const library: Options = {
     'plugins/express': 'src/plugins/express.ts',
     'plugins/hono': 'src/plugins/hono.ts',
   },
-  // Only the types' own files are cleaned when only the types are built.
-  dts: part === 'code' ? false : part === 'types' ? { only: true } : true,
+  dts: part === 'all',
   splitting: true,
   clean: binOutputs.flatMap((file) => [`!${file}`, `!${file}.map`]),
   // viem (and what it runs on) is bundled, tree-shaken: Node loads viem's root as a barrel of about
@@ -164,7 +163,7 @@ const code: Options[] = [
   },
 ]
 
-export default defineConfig(part === 'types' ? [library] : [library, ...code])
+export default defineConfig([library, ...code])
 
 /**
  * An esbuild plugin that leaves an import of another build's output as it is (or renamed to that

@@ -6,11 +6,12 @@
 //
 // The tests run the built code, not its types. So the code is built first (about 10 s), and the
 // vitest run starts at once; beside it, at a lower CPU priority so that the tests' own timing is
-// not the one that waits, run `tsc` and the build of the library's types followed by its API report.
-// Each of those two holds a type check of the sources that keeps one core busy for most of a minute,
-// which fits in the time the tests spend waiting on anvil, child processes and timeouts. The checks'
-// output is held back and printed whole when each ends, so that no two logs interleave; vitest's
-// streams as it runs. Exits non-zero when any step fails.
+// not the one that waits, run `tsc` (the one type check of everything, most of a minute of a core)
+// and the API report (which emits its declarations unchecked). The library's bundled types
+// (`dist/**/*.d.ts`) are not built: that is a second type check of the sources, for the package only
+// (`npm run build`, and the package tests, which build it first). The checks' output is held back and
+// printed whole when each ends, so that no two logs interleave; vitest's streams as it runs. Exits
+// non-zero when any step fails.
 import { spawn } from 'node:child_process'
 import { setPriority } from 'node:os'
 import { join } from 'node:path'
@@ -54,12 +55,6 @@ function run({ label, command, args, env = {}, inherit = false, nice = 0 }) {
   })
 }
 
-/** Runs the steps in order, stopping at the first that fails; resolves true when all passed. */
-async function inOrder(steps) {
-  for (const step of steps) if (!(await run(step))) return false
-  return true
-}
-
 const node = process.execPath
 const buildCode = {
   label: 'build (code)',
@@ -78,18 +73,11 @@ const tests = {
     '--project',
     'devnet',
   ],
-  // The types are being built beside the tests: their global set-up must not build again.
-  env: { X402_VAULT_TYPES_BUILDING: '1' },
+  // The code is built: the global set-up must not ask for the types too.
+  env: { X402_VAULT_BUILD: 'code' },
   inherit: true,
 }
 const typecheck = { label: 'typecheck', command: bin('tsc'), args: ['--noEmit'], nice: checksNice }
-const buildTypes = {
-  label: 'build (types)',
-  command: bin('tsup'),
-  args: ['--silent'],
-  env: { X402_VAULT_BUILD: 'types' },
-  nice: checksNice,
-}
 const apiCheck = {
   label: 'api:check',
   command: node,
@@ -98,6 +86,6 @@ const apiCheck = {
 }
 
 const results = (await run(buildCode))
-  ? await Promise.all([run(tests), run(typecheck), inOrder([buildTypes, apiCheck])])
+  ? await Promise.all([run(tests), run(typecheck), run(apiCheck)])
   : [false]
 process.exitCode = results.every(Boolean) ? 0 : 1

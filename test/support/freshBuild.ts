@@ -1,9 +1,9 @@
 /**
  * Vitest's global set-up: the tests that run the built package (the bins, `dist/index.js`, the README's
  * snippets) must not pass or fail on a stale build. `npm test` has just built the code, so this does
- * nothing there (scripts/test.mjs builds the types beside the tests, and says so with
- * `X402_VAULT_TYPES_BUILDING`: only the code is checked then); `npm run test:unit` after an edit in
- * `src/` builds once here.
+ * nothing there (scripts/test.mjs builds the code alone, and says so with `X402_VAULT_BUILD=code`:
+ * only the code is checked and built then; the package tests need the types too); `npm run test:unit`
+ * after an edit in `src/` builds once here.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
@@ -12,12 +12,14 @@ import { join } from 'node:path'
 const root = join(import.meta.dirname, '../..')
 /** What the build reads besides `src/`. */
 const buildInputs = ['package.json', 'tsup.config.ts', 'tsconfig.json']
-/** One output of each of tsup's three builds, and the types unless they are being built. */
+/** Whether the run needs the code alone (tsup.config.ts reads the same variable). */
+const codeOnly = process.env.X402_VAULT_BUILD === 'code'
+/** One output of each of tsup's three builds, and the types unless only the code is needed. */
 const buildOutputs = [
   'dist/index.js',
   'dist/cli/index.js',
   'dist/mcp/bin.js',
-  ...(process.env.X402_VAULT_TYPES_BUILDING === '1' ? [] : ['dist/index.d.ts']),
+  ...(codeOnly ? [] : ['dist/index.d.ts']),
 ]
 
 /** The latest modification time of the files under `dir`, in ms. */
