@@ -248,6 +248,9 @@ describe.concurrent('every entry point, under each RPC fault', () => {
       payTo: merchant(),
       facilitator: { url: devnet.facilitatorUrl, bearerToken: facilitatorToken },
       routes: paidRoutes('0.5'),
+      // Under a fault the check of the facilitator's claim on chain gives up after 0.5 s, not the
+      // default 10 s: its problem is reported the same way, sooner.
+      settlementCheckMs: 500,
       sweep: { minIdleThreshold: '0', retry: { maxAttempts: 2, initialDelayMs: 20 }, ...sweep },
     })
 

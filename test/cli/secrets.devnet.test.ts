@@ -90,9 +90,11 @@ function expectRpcFailure(result: CliResult, what: string): void {
   expect(result.stderr.trim().split('\n'), what).toHaveLength(1)
 }
 
-// One test at a time, each with its five faults at once: a handful of processes, whose waits overlap.
+// The MCP servers and the one-shot commands run up to five tests at once (vitest's maxConcurrency), each
+// with its five faults at once: their processes mostly wait (on RPC timeouts and retries), and the waits
+// overlap. The watcher, whose faults change while it runs, has the file to itself.
 describe('every command, under each RPC fault', () => {
-  it('mcp over stdio: every tool under each fault answers an RPC error, and nothing shows a secret', async () => {
+  it.concurrent('mcp over stdio: every tool under each fault answers an RPC error, and nothing shows a secret', async () => {
     await Promise.all(
       rpcFaults.map(async (fault) => {
         const mcp = await connectMcp(
@@ -121,7 +123,7 @@ describe('every command, under each RPC fault', () => {
     )
   })
 
-  it('mcp --http with a bearer token: every tool under each fault, and a wrong token, show no secret', async () => {
+  it.concurrent('mcp --http with a bearer token: every tool under each fault, and a wrong token, show no secret', async () => {
     await Promise.all(
       rpcFaults.map(async (fault) => {
         const server = await startHttpMcp({
@@ -205,12 +207,15 @@ describe('every command, under each RPC fault', () => {
     ],
   ]
 
-  it.each(commands)('%s: no secret, and the RPC’s reason', async (name, args, variants) => {
-    const results = await Promise.all(rpcFaults.map((fault) => runUnder(fault, args(), variants)))
-    for (const [index, result] of results.entries()) {
-      expectRpcFailure(result, `${name} (${rpcFaults[index]})`)
-    }
-  })
+  it.concurrent.each(commands)(
+    '%s: no secret, and the RPC’s reason',
+    async (name, args, variants) => {
+      const results = await Promise.all(rpcFaults.map((fault) => runUnder(fault, args(), variants)))
+      for (const [index, result] of results.entries()) {
+        expectRpcFailure(result, `${name} (${rpcFaults[index]})`)
+      }
+    },
+  )
 
   it('sweep --watch, when each fault comes while it runs: problem events, /healthz and /metrics show no secret; SIGTERM stops it', async () => {
     rpc.setLive('watch', undefined)
