@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import type { ChildProcess } from 'node:child_process'
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { writeAddressesFile } from '../../harness/addressesFile.js'
 import {
   type CountingProxy,
@@ -196,6 +197,25 @@ describe('RPC faults through the real stdio server', () => {
 })
 
 describe('the client going away while an RPC request hangs', () => {
+  /**
+   * Waits until the server's RPC request hangs at the proxy: the server starts and loads its tools
+   * first, which takes longer the busier the machine is, so the wait is bounded by the test's own
+   * timeout rather than by a guess of this machine's speed.
+   */
+  const untilRequestHangs = () =>
+    vi.waitFor(() => expect(proxy.hanging).toBeGreaterThan(0), { timeout: 45_000, interval: 20 })
+  /**
+   * Ends a server the test left running (when it failed), and waits for its request to be let go:
+   * otherwise it would hang on into the next test, which counts hanging requests.
+   */
+  const endProcess = async (server: { child: ChildProcess; exited: Promise<unknown> }) => {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL')
+    }
+    await server.exited
+    await vi.waitFor(() => expect(proxy.hanging).toBe(0), { timeout: 5_000, interval: 20 })
+  }
+
   it('closing stdin ends the process within 1 s and aborts the hung request, and is no error', async () => {
     const server = spawnJsonLines([mcpBin], {
       BASE_SEPOLIA_RPC_URL: proxy.url,
@@ -203,15 +223,13 @@ describe('the client going away while an RPC request hangs', () => {
       // The level the client set-up examples use: only what needs someone's attention.
       MCP_LOG_LEVEL: 'error',
     })
+    onTestFinished(() => endProcess(server))
     proxy.setFault({ kind: 'hang' })
     server.send(initializeRequest)
     await server.next()
     server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
     server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'vault_status' } })
-    await vi.waitFor(() => expect(proxy.hanging).toBeGreaterThan(0), {
-      timeout: 5_000,
-      interval: 20,
-    })
+    await untilRequestHangs()
     const closed = performance.now()
     server.child.stdin.end()
     expect(await server.exited).toBe(0)
@@ -227,6 +245,7 @@ describe('the client going away while an RPC request hangs', () => {
       BASE_SEPOLIA_RPC_URL: proxy.url,
       VAULT_ADDRESSES: await writeAddressesFile(devnet),
     })
+    onTestFinished(() => endProcess(server))
     // The verification the handshake starts is still on its way when the client leaves.
     proxy.setFault({ kind: 'hang' })
     server.send(initializeRequest)
@@ -234,10 +253,7 @@ describe('the client going away while an RPC request hangs', () => {
     server.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
     server.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' })
     await server.next()
-    await vi.waitFor(() => expect(proxy.hanging).toBeGreaterThan(0), {
-      timeout: 5_000,
-      interval: 20,
-    })
+    await untilRequestHangs()
     server.child.stdin.end()
     expect(await server.exited).toBe(0)
     expect(server.stderr()).toContain('info: Connected to raw 1')
