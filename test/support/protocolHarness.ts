@@ -53,6 +53,9 @@ export const VAULT_TYPE_MORPHO = 1
 export const twarWindowSeconds = 14_400
 export const minObservationIntervalSeconds = 300
 
+/** How long `mined` waits for a receipt on the devnet, which mines every transaction on arrival. */
+const minedWithinMs = 20_000
+
 /** The devnet plus everything a protocol test needs. */
 export type ProtocolHarness = Awaited<ReturnType<typeof startProtocolHarness>>
 
@@ -117,9 +120,17 @@ export async function startProtocolHarness() {
   const readAavePool = viewsOf(addresses.aavePool, MockAavePoolArtifact.abi)
   const readMorpho = viewsOf(addresses.morphoVault, MockMorphoVaultArtifact.abi)
 
-  /** Waits for a transaction and requires it to succeed. */
+  /**
+   * Waits for a transaction and requires it to succeed. Anvil mines each transaction as it arrives,
+   * so a receipt that has not come in 20 s never will (a transaction stuck behind a nonce gap, say):
+   * the wait fails naming it, where it would otherwise outlast the test and leave the property
+   * tests' run going without its seed.
+   */
   async function mined(hash: Hash | Promise<Hash>): Promise<TransactionReceipt> {
-    const receipt = await publicClient.waitForTransactionReceipt({ hash: await hash })
+    const receipt = await publicClient.waitForTransactionReceipt({
+      hash: await hash,
+      timeout: minedWithinMs,
+    })
     expect(receipt.status).toBe('success')
     return receipt
   }
