@@ -100,6 +100,21 @@ function runBench(
 }
 
 /**
+ * The bench's JSON report; when it printed none (it failed before the end), an error with its exit
+ * code and the last lines it wrote to stderr, where its own error is.
+ */
+function parseReport(stdout: string, code: number | null, stderr: string): BenchReport {
+  try {
+    return JSON.parse(stdout) as BenchReport
+  } catch {
+    const last = stderr.trim().split('\n').slice(-20).join('\n')
+    throw new Error(
+      `The bench printed no JSON report (exit code ${code}). Its last lines:\n${last}`,
+    )
+  }
+}
+
+/**
  * How long the bench may go without a progress line on stderr before it counts as hung: each step
  * prints one, and the whole smoke pass takes about 45 s on a quiet 2-core machine.
  */
@@ -108,7 +123,7 @@ const stallMs = 90_000
 it('a smoke pass of the bench prints one JSON report (budgets, then details), within the round-trip budgets', async () => {
   const { code, stdout, stderr } = await runBench(['--smoke', '--json'])
   // stdout is exactly one JSON object; progress went to stderr.
-  const report = JSON.parse(stdout) as BenchReport
+  const report = parseReport(stdout, code, stderr)
   expect(stderr).toContain('bench: round trips: vault_status')
 
   expect(Object.keys(report).slice(0, 8)).toEqual([
