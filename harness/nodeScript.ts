@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { buildSync } from 'esbuild'
+import { isRunning } from '../src/devnet/anvil.js'
 
 const root = join(import.meta.dirname, '..')
 /** Where the bundles are written: inside the repository, so that their external imports resolve. */
@@ -10,16 +11,6 @@ type Bundle = { outfile: string; inputs: string[]; builtAtMs: number }
 /** Kept on `globalThis`: a test worker reloads this module for every file, and builds once. */
 const bundlesKey = Symbol.for('x402-vault.harness.nodeScripts')
 const store = globalThis as { [bundlesKey]?: Map<string, Bundle> }
-
-/** True while a process with this id runs. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 /**
  * Removes the bundles of processes that have ended: a test worker that is killed at the end of a

@@ -128,7 +128,8 @@ function removeStateHome(folder: string): void {
   }
 }
 
-function isRunning(pid: number): boolean {
+/** True while a process with this id runs (also when it is another user's). */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
