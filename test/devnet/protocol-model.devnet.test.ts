@@ -17,6 +17,7 @@ import {
   type WithdrawNetRevert,
 } from '../../src/sdk/internal/shareMath.js'
 import {
+  chainHistoryRuns,
   eventArgs,
   expectCustomError,
   type ProtocolHarness,
@@ -399,6 +400,7 @@ describe('vault protocol: the share math model against the devnet', () => {
         },
       ),
       {
+        ...chainHistoryRuns,
         numRuns: 17,
         // Sixteen random runs after one example (examples count in numRuns). The example surely reaches a
         // position worth under one base unit, which random runs can miss: a loss brings a share under one

@@ -20,6 +20,7 @@ import {
   type VenueReadings,
 } from '../support/oracleModel.js'
 import {
+  chainHistoryRuns,
   rayPercent,
   usdc,
   useProtocolHarness,
@@ -456,7 +457,7 @@ describe('vault protocol: the oracle against its model', () => {
           await harness.revert(snapshot)
         }
       }),
-      { numRuns: 2 },
+      { ...chainHistoryRuns, numRuns: 2 },
     )
   })
 

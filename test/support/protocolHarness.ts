@@ -56,6 +56,15 @@ export const minObservationIntervalSeconds = 300
 /** How long `mined` waits for a receipt on the devnet, which mines every transaction on arrival. */
 const minedWithinMs = 20_000
 
+/**
+ * fast-check settings for properties whose every run replays a chain history (tens of transactions):
+ * the first failure is reported at once, with its error, seed and path, unshrunk. Shrinking would
+ * replay hundreds of candidate histories, minutes past the test's bound; and a test that times out is
+ * not stopped, so its runs would go on under the next tests while the failure itself never printed.
+ * To shrink a reported failure, replay it with `{ seed, path, endOnFailure: false }`.
+ */
+export const chainHistoryRuns = { endOnFailure: true } as const
+
 /** The devnet plus everything a protocol test needs. */
 export type ProtocolHarness = Awaited<ReturnType<typeof startProtocolHarness>>
 
