@@ -8,6 +8,7 @@
  * injects RPC faults. The policy, the aborts, faults and redeposit run on Base only: they do not depend
  * on how x402 moves the USDC.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { Hono } from 'hono'
 import { createPublicClient, createWalletClient, parseAbi } from 'viem'
@@ -232,7 +233,7 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     expect(problems).toEqual([])
   })
 
-  it('10 concurrent payments from 0 liquid: all paid, at most 2 recalls, none waits more than twice one recall alone, every unit accounted for', async () => {
+  it('10 concurrent payments from 0 liquid: all paid, at most 2 recalls, none waits longer than two recalls and the gather between them, every unit accounted for', async () => {
     const price = parseUsdc('0.5')
     const shop = await openShop()
     // How long each payment waits before x402 signs.
@@ -259,9 +260,13 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     const sharesBefore = await buyerShares()
     const liquidBefore = await buyerLiquid()
 
+    // How late this process ran its callbacks during the burst: on a busy machine a round starts, and
+    // a payment resumes, that much after its time, whatever the rounds do.
+    const loopDelay = monitorEventLoopDelay({ resolution: 5 })
+    loopDelay.enable()
     const responses = await Promise.all(
       Array.from({ length: 10 }, () => shop.pay(shop.url('/paid'))),
-    )
+    ).finally(() => loopDelay.disable())
     expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200))
     expect(recalls.length).toBeGreaterThanOrEqual(1)
     expect(recalls.length).toBeLessThanOrEqual(2)
@@ -269,11 +274,14 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     // One recall's time: a payment's alone, or the slowest of the burst's own recalls when that is
     // longer (the burst's ten settlements share the devnet with its recalls and slow them down).
     const oneRecallMs = Math.max(aloneMs, ...recalls.map((recall) => recall.durationMs))
+    // The longest a payment may wait: it arrives as a round starts, waits for that recall, for the
+    // next round to gather (at most a quarter of a recall), and for its own recall.
+    const lateMs = loopDelay.max / 1e6
     const waited = waits.map(waitMs)
     expect(
       Math.max(...waited),
-      `waits ${waited.map(Math.round)} ms; alone ${alone.map(Math.round)} ms; recalls ${recalls.map((r) => r.durationMs)} ms`,
-    ).toBeLessThanOrEqual(2 * oneRecallMs)
+      `waits ${waited.map(Math.round)} ms; alone ${alone.map(Math.round)} ms; recalls ${recalls.map((r) => r.durationMs)} ms; callbacks up to ${Math.round(lateMs)} ms late`,
+    ).toBeLessThanOrEqual(2.25 * oneRecallMs + lateMs)
     expect(sum(recalls.flatMap((recall) => recall.payments))).toBe(10n * price)
     const withdrawals = await withdrawalsSince(from)
     expect(withdrawals.map((log) => log.transactionHash)).toEqual(recalls.map((r) => r.txHash))
