@@ -17,15 +17,7 @@
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { Miniflare } from 'miniflare'
-import {
-  createPublicClient,
-  type Hash,
-  http,
-  isAddressEqual,
-  maxUint256,
-  parseEther,
-  parseEventLogs,
-} from 'viem'
+import { createPublicClient, type Hash, http, maxUint256, parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
@@ -200,30 +192,44 @@ describe.each(['base-sepolia', 'base'] as const)(
       await devnet?.stop()
     })
 
-    /** The merchant's next `Deposited` log on the router: its USDC amount and sender. */
-    function nextDeposit(): Promise<{ amount: bigint; sender: string }> {
-      const client = createPublicClient({ transport: http(devnet.rpcUrl), pollingInterval: 50 })
-      return new Promise((resolve, reject) => {
-        const unwatch = client.watchContractEvent({
-          address: devnet.addresses.router,
-          abi: routerAbi,
-          eventName: 'Deposited',
-          onLogs: (logs) => {
-            const mine = parseEventLogs({ abi: routerAbi, eventName: 'Deposited', logs }).find(
-              (log) => isAddressEqual(log.args.wallet, merchant()),
-            )
-            if (!mine) return
-            unwatch()
-            client
-              .getTransaction({ hash: mine.transactionHash })
-              .then((tx) => resolve({ amount: mine.args.usdcAmount, sender: tx.from }), reject)
-          },
-          onError: (error) => {
-            unwatch()
-            reject(error)
-          },
-        })
-      })
+    /**
+     * Watches for the merchant's next `Deposited` log on the router (`deposited`: its USDC amount and
+     * sender), from the block after the latest one: a deposit mined before the first look (a sweep
+     * can be that quick) is found too. Call it before the action that deposits. It looks every 50 ms
+     * and gives up after 45 s, inside the test's time, so that no look outlives the test.
+     */
+    async function watchNextDeposit(): Promise<{
+      deposited: Promise<{ amount: bigint; sender: string }>
+    }> {
+      const client = createPublicClient({ transport: http(devnet.rpcUrl) })
+      const fromBlock = (await client.getBlockNumber({ cacheTime: 0 })) + 1n
+      const giveUpAt = Date.now() + 45_000
+      const deposited = (async () => {
+        while (Date.now() < giveUpAt) {
+          // anvil refuses a range that starts past its latest block.
+          const toBlock = await client.getBlockNumber({ cacheTime: 0 })
+          const [log] =
+            toBlock < fromBlock
+              ? []
+              : await client.getContractEvents({
+                  address: devnet.addresses.router,
+                  abi: routerAbi,
+                  eventName: 'Deposited',
+                  args: { wallet: merchant() },
+                  fromBlock,
+                  toBlock,
+                })
+          if (log) {
+            const { from: sender } = await client.getTransaction({ hash: log.transactionHash })
+            return { amount: log.args.usdcAmount as bigint, sender }
+          }
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        throw new Error(`no deposit for the merchant from block ${fromBlock} in 45 s`)
+      })()
+      // Awaited by the test; a rejection before that is not unhandled.
+      deposited.catch(() => {})
+      return { deposited }
     }
 
     /** Waits until each request's `waitUntil` has settled, in its own request. */
@@ -233,7 +239,7 @@ describe.each(['base-sepolia', 'base'] as const)(
     it('a buyer pays it; the response comes first, then the deposit lands through waitUntil', async () => {
       const from = lines.length
       const before = await usdcBalance(devnet, merchant())
-      const deposit = nextDeposit()
+      const deposit = (await watchNextDeposit()).deposited
       const response = await buyerFetch(devnet)(new URL('/weather', workerUrl))
       expect(response.status).toBe(200)
       expect(await response.json()).toEqual({ sky: 'clear', celsius: 21 })
@@ -313,18 +319,20 @@ describe.each(['base-sepolia', 'base'] as const)(
       const from = lines.length
       const idle = (await usdcBalance(devnet, merchant())) - reserve
       await transferToMerchant(devnet, parseUsdc('30'))
-      const deposit = nextDeposit()
+      const deposit = (await watchNextDeposit()).deposited
       // Miniflare types the worker's Fetcher without `scheduled` unless the Workers types are installed.
       const worker = (await mf.getWorker()) as unknown as {
         scheduled(options: { cron: string }): Promise<{ outcome: string }>
       }
       const result = await worker.scheduled({ cron: '*/10 * * * *' })
       expect(result.outcome).toBe('ok')
+      // The sweep says what it did before the deposit is looked for: a sweep that deposited nothing
+      // fails here, with its reason, instead of leaving the test waiting for a deposit.
+      expect(await logged(/^\[cron\] cron: /, from)).toMatch(/^\[cron\] cron: deposited /)
       const { amount, sender } = await deposit
       expect(amount).toBe(idle + parseUsdc('30'))
       expect(sender.toLowerCase()).toBe(operator.toLowerCase())
       expect(await usdcBalance(devnet, merchant())).toBe(reserve)
-      await logged(/^\[cron\] cron: deposited/, from)
       expect(lines.slice(from).filter((line) => workerdTrouble.test(line))).toEqual([])
     }, 60_000)
 
@@ -332,7 +340,7 @@ describe.each(['base-sepolia', 'base'] as const)(
       // Enough idle USDC that either sale's sweep would deposit it (above the vault's minimum).
       await transferToMerchant(devnet, parseUsdc('30'))
       const before = await usdcBalance(devnet, merchant())
-      const deposit = nextDeposit()
+      const deposit = (await watchNextDeposit()).deposited
       // The worker without waitUntil sells; its sweep is due 250 ms (the debounce) after the settlement.
       const pay = buyerFetch(devnet)
       const cut = await pay(new URL('/weather', noWaitUrl))
