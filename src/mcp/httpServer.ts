@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { loadMcpConfig, McpConfigError } from './config.js'
@@ -6,6 +6,21 @@ import { writeResponse } from './http/node.js'
 import { createMcpHttpHandler, listenHosts, type McpHttpHandler } from './http.js'
 import { loadMcpHttpConfig } from './httpConfig.js'
 import { createLogger, redactLogText } from './logger.js'
+
+/**
+ * How long an idle connection stays open, in ms: longer than clients and the proxies in front keep
+ * theirs (undici, Node's `fetch`, 4 s; AWS and Google load balancers 60 s). Node's own 5 s closes the
+ * connection first, and a request a client sends on it just then fails with `fetch failed: other
+ * side closed` (a busy client whose timers run late), or as a 502 from the load balancer.
+ */
+export const idleConnectionMs = 65_000
+
+/** Keeps idle connections {@link idleConnectionMs}; headers may take as long, and no longer. */
+function keepIdleConnections(server: Server): void {
+  server.keepAliveTimeout = idleConnectionMs
+  // Node's advice: above the keep-alive timeout, so a slow first request is not cut short by it.
+  server.headersTimeout = idleConnectionMs + 1_000
+}
 
 /** `--host`, `--port` and `--public` of `x402-vault mcp --http`. */
 export type HttpServerFlags = {
@@ -50,7 +65,16 @@ export async function runHttpServer(
   }
   const logger = createLogger(config.logLevel)
 
-  const server = createServer((request, response) => route(request, response, handler))
+  let draining = false
+  const server = createServer((request, response) => {
+    // While draining, a connection whose answer is out is closed at once: kept alive, it would hold
+    // the exit for as long as idle connections are kept.
+    response.once('finish', () => {
+      if (draining) server.closeIdleConnections()
+    })
+    route(request, response, handler)
+  })
+  keepIdleConnections(server)
   const listening = new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(settings.port, settings.host, () => resolve())
@@ -116,6 +140,7 @@ export async function runHttpServer(
   })
   const active = handler
   logger.info(`${signal}: draining ${active.inFlight()} request(s) in flight, then exiting.`)
+  draining = true
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
   server.closeIdleConnections()
   // A request in flight is bounded by its own timeout: the drain needs no other deadline.

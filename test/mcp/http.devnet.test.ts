@@ -20,6 +20,7 @@ import {
 import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { runCli } from '../../harness/runCli.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { idleConnectionMs } from '../../src/mcp/httpServer.js'
 import { giveMerchantPositionAndAllowance } from '../support/devnet.js'
 import {
   callToolError,
@@ -112,6 +113,16 @@ it('answers 100 concurrent calls, all of them', async () => {
   } finally {
     await session.close()
   }
+})
+
+it('keeps an idle connection 65 s, past what clients and load balancers keep theirs, and tells clients so', async () => {
+  // Node's 5 s would close it first: a request sent on it just then fails as `other side closed`.
+  const response = await postMcp(mcp.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, auth)
+  expect(response.status).toBe(200)
+  await response.text()
+  expect(response.headers.get('connection')).toBe('keep-alive')
+  expect(response.headers.get('keep-alive')).toBe(`timeout=${idleConnectionMs / 1000}`)
+  expect(idleConnectionMs).toBeGreaterThan(60_000)
 })
 
 describe('refusals in front of the MCP SDK', () => {
