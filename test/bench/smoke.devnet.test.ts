@@ -107,7 +107,9 @@ function parseReport(stdout: string, code: number | null, stderr: string): Bench
   try {
     return JSON.parse(stdout) as BenchReport
   } catch {
-    const last = stderr.trim().split('\n').slice(-20).join('\n')
+    // Enough for Node's report of an uncaught error, its cause included, and the bench's progress
+    // line before it (which section it was in).
+    const last = stderr.trim().split('\n').slice(-60).join('\n')
     throw new Error(
       `The bench printed no JSON report (exit code ${code}). Its last lines:\n${last}`,
     )
