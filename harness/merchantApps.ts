@@ -19,6 +19,7 @@ import { Hono } from 'hono'
 import { createPublicClient, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Devnet } from '../src/devnet/startDevnet.js'
+import { keepIdleConnections } from '../src/mcp/http/keepIdleConnections.js'
 import {
   type CreatePaywallOptions,
   createPaywall as createExpressPaywall,
@@ -26,7 +27,6 @@ import {
   type PaywallScheme,
 } from '../src/plugins/express.js'
 import { createPaywall as createHonoPaywall } from '../src/plugins/hono.js'
-import { keepConnectionsAlive } from './keepConnectionsAlive.js'
 
 /**
  * A fetch that pays 402s as a buyer on the live chain would, with x402's `exact` scheme: {@link buyerClient}'s
@@ -193,7 +193,8 @@ export const frameworks: Framework[] = [
         res.json({ free: true })
       })
       const server: Server = createHttpServer(app)
-      keepConnectionsAlive(server)
+      // What docs/seller.md asks of a seller's server.
+      keepIdleConnections(server)
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
       const { port } = server.address() as AddressInfo
       return {

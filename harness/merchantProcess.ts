@@ -22,9 +22,9 @@ import express from 'express'
 import { createPublicClient, createWalletClient, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createVaultClient, vaultChains, vaultHttp } from '../src/index.js'
+import { keepIdleConnections } from '../src/mcp/http/keepIdleConnections.js'
 import { createPaywall, createPostgresChannelStorage } from '../src/plugins/express.js'
 import { toJsonSafe } from '../src/sdk/errors/classes.js'
-import { keepConnectionsAlive } from './keepConnectionsAlive.js'
 
 const say = (event: Record<string, unknown>) =>
   process.stdout.write(`${JSON.stringify(toJsonSafe(event))}\n`)
@@ -99,7 +99,8 @@ app.get('/tick', (_req, res) => {
   res.json({ tick: true })
 })
 const server = createServer(app)
-keepConnectionsAlive(server)
+// What docs/seller.md asks of a seller's server.
+keepIdleConnections(server)
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 say({ type: 'ready', port: (server.address() as AddressInfo).port })
 

@@ -1,26 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { loadMcpConfig, McpConfigError } from './config.js'
+import { keepIdleConnections } from './http/keepIdleConnections.js'
 import { writeResponse } from './http/node.js'
 import { createMcpHttpHandler, listenHosts, type McpHttpHandler } from './http.js'
 import { loadMcpHttpConfig } from './httpConfig.js'
 import { createLogger, redactLogText } from './logger.js'
-
-/**
- * How long an idle connection stays open, in ms: longer than clients and the proxies in front keep
- * theirs (undici, Node's `fetch`, 4 s; AWS and Google load balancers 60 s). Node's own 5 s closes the
- * connection first, and a request a client sends on it just then fails with `fetch failed: other
- * side closed` (a busy client whose timers run late), or as a 502 from the load balancer.
- */
-export const idleConnectionMs = 65_000
-
-/** Keeps idle connections {@link idleConnectionMs}; headers may take as long, and no longer. */
-function keepIdleConnections(server: Server): void {
-  server.keepAliveTimeout = idleConnectionMs
-  // Node's advice: above the keep-alive timeout, so a slow first request is not cut short by it.
-  server.headersTimeout = idleConnectionMs + 1_000
-}
 
 /** `--host`, `--port` and `--public` of `x402-vault mcp --http`. */
 export type HttpServerFlags = {

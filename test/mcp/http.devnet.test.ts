@@ -20,7 +20,7 @@ import {
 import { mcpToolNames } from '../../harness/mcpToolNames.js'
 import { runCli } from '../../harness/runCli.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
-import { idleConnectionMs } from '../../src/mcp/httpServer.js'
+import { idleConnectionMs } from '../../src/mcp/http/keepIdleConnections.js'
 import { giveMerchantPositionAndAllowance } from '../support/devnet.js'
 import {
   callToolError,
