@@ -274,10 +274,10 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     // One recall's time: a payment's alone, or the slowest of the burst's own recalls when that is
     // longer (the burst's ten settlements share the devnet with its recalls and slow them down).
     const oneRecallMs = Math.max(aloneMs, ...recalls.map((recall) => recall.durationMs))
-    // The longest a payment may wait: it arrives as a round starts, waits for that recall, for the
-    // next round to gather (at most a quarter of a recall), and for its own recall.
     const lateMs = loopDelay.max / 1e6
     const waited = waits.map(waitMs)
+    // The longest a payment may wait: it arrives as a round starts, waits for that recall, for the
+    // next round to gather (at most a quarter of a recall), and for its own recall.
     expect(
       Math.max(...waited),
       `waits ${waited.map(Math.round)} ms; alone ${alone.map(Math.round)} ms; recalls ${recalls.map((r) => r.durationMs)} ms; callbacks up to ${Math.round(lateMs)} ms late`,
