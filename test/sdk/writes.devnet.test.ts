@@ -1,7 +1,8 @@
 /**
  * Writes on the devnet under concurrency and interference: the per-account queue, a nonce taken by
  * another process with the same key, a permit used up between simulation and gas estimate, and a
- * write refused when its gas estimate fails. "Another process" is a plain viem client with the same
+ * write refused when its gas estimate fails, and a withdrawal whose block comes later than its gas
+ * estimate assumed. "Another process" is a plain viem client with the same
  * key that a small fetch hook sends from at the chosen moment.
  */
 import {
@@ -23,6 +24,7 @@ import {
   createVaultClient,
   type DepositResult,
   parseUsdc,
+  routerAbi,
   usdcAbi,
   vaultHttp,
 } from '../../src/index.js'
@@ -275,6 +277,40 @@ describe('the nonce is read no later than the state a write was decided on', () 
     // Only the other process's transfer was mined: the deposit, decided on the old balance, was not.
     const receipts = await receiptsFrom(t.merchant.address, startBlock)
     expect(receipts.map((receipt) => receipt.status)).toEqual(['success'])
+  })
+})
+
+describe('block time that moves between the gas estimate and the block', () => {
+  it('a withdrawal whose fee first falls due in between still has the gas for it', async () => {
+    const buyer = privateKeyToAccount(devnet.accounts.buyer.privateKey)
+    await merchantVault({ account: buyer }).ensureInitializedAndWait()
+    const deposit = await merchantVault({ account: buyer }).depositAndWait({
+      amount: parseUsdc('100'),
+    })
+    const half = deposit.sharesMinted / 2n
+    const { timestamp } = await t.publicClient.getBlock({ blockNumber: deposit.blockNumber })
+    // The estimate sees the second after the deposit: no yield yet, so no fee to pay. The block comes
+    // an hour later, when the yield is worth a fee: a transfer to the treasury the estimate never paid.
+    await t.testClient.setNextBlockTimestamp({ timestamp: timestamp + 1n })
+    const exact = await t.publicClient.estimateContractGas({
+      account: buyer,
+      address: devnet.addresses.router,
+      abi: routerAbi,
+      functionName: 'withdraw',
+      args: [half, buyer.address, 0n],
+    })
+    const vault = merchantVault({
+      account: buyer,
+      onSend: async (body) => {
+        if (body.method !== 'eth_sendRawTransaction') return
+        await t.testClient.setNextBlockTimestamp({ timestamp: timestamp + 3600n })
+      },
+    })
+    const withdrawal = await vault.withdrawAndWait({ shares: half })
+    expect(withdrawal.feePaid).toBeGreaterThan(0n)
+    const receipt = await t.publicClient.getTransactionReceipt({ hash: withdrawal.txHash })
+    // The premise: sent with its exact estimate, this withdrawal would have run out of gas.
+    expect(receipt.gasUsed).toBeGreaterThan(exact)
   })
 })
 

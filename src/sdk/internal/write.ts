@@ -38,8 +38,9 @@ export const GAS_MARGIN_MIN = 100_000n
 /**
  * The gas limit to send with: the estimate plus {@link GAS_MARGIN_PERCENT}, and at least
  * {@link GAS_MARGIN_MIN} more. Block time moves between the estimate and inclusion, and then the
- * venues accrue interest (storage writes and a mint) and the oracle may record an observation, paths
- * the estimate never took: an exact estimate runs out of gas. A percentage alone is too little for a
+ * venues accrue interest (storage writes and a mint), the oracle may record an observation, and a
+ * withdrawal's yield may first be worth a fee (the treasury's pull: a 180k estimate becomes 252k),
+ * paths the estimate never took: an exact estimate runs out of gas. A percentage alone is too little for a
  * cheap call whose cost the accrual doubles. Unused gas is not charged.
  */
 export function withGasMargin(estimate: bigint): bigint {
