@@ -27,7 +27,10 @@ export function listedInputSchema(schema: z.ZodObject): JsonSchema {
  * `tools/list` (the official TypeScript client with Ajv, whose cost grows with every keyword it
  * compiles), so the listing says once what would otherwise repeat in every field:
  * - every field of the answer is always there, as the description says, rather than in `required`
- *   lists (a compiled check per field; objects inside list their properties the same way);
+ *   lists (a compiled check per field);
+ * - an object inside the answer (`oracle`, a plan's `transaction`) is typed as an object, and its
+ *   description names its fields with what each one means: typing them too took the v1 client's
+ *   `listTools` from about 90 ms of CPU to about 180 ms;
  * - a USDC amount (`{ usdc, atomic }`), a rate (`{ apy, ray }`) or an EIP-5792 request (`calls`) is
  *   an object whose shape the schema's description gives;
  * - an object that comes again (a deposit's three transactions) is spelled out where it first
@@ -166,6 +169,7 @@ function lean(schema: unknown, state: LeanState): unknown {
       copy[key] = lean(value, { ...inner, path: `${state.path}[]` })
     } else copy[key] = lean(value, inner)
   }
+  if (!state.isRoot && copy.properties) return namedFields(copy)
   const branches = copy.anyOf as JsonSchema[] | undefined
   if (!branches) return copy
   const { anyOf: _, description, ...rest } = copy
@@ -194,6 +198,27 @@ function lean(schema: unknown, state: LeanState): unknown {
   const [only] = flat
   if (flat.length === 1 && only) return described({ ...only, ...rest }, said)
   return described({ ...rest, anyOf: flat }, said)
+}
+
+/**
+ * An object inside the answer as the listing shows it: `type: 'object'`, its fields named in its
+ * description, each with what its own description says: `Fields: to, data, args (The arguments in
+ * order).` Each typed field is code a client compiles on every `tools/list`; the answer's own fields
+ * stay typed.
+ */
+function namedFields(schema: JsonSchema): JsonSchema {
+  const { properties, description, ...rest } = schema
+  const fields = Object.entries(properties as JsonSchema).map(([name, field]) => {
+    const said = (field as JsonSchema).description
+    return typeof said === 'string' ? `${name} (${aside(said)})` : name
+  })
+  const own = typeof description === 'string' ? `${description.replace(/\.?$/, '.')} ` : ''
+  return { ...rest, description: `${own}Fields: ${fields.join(', ')}.` }
+}
+
+/** A description as an aside in parentheses: without its final period. */
+function aside(text: string): string {
+  return text.replace(/\.$/, '')
 }
 
 function described(schema: JsonSchema, description: unknown): JsonSchema {

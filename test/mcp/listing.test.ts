@@ -78,6 +78,32 @@ describe('tools/list', () => {
       }
     }
   })
+
+  it('an object inside the answer is typed as an object that names its fields, each with its meaning', () => {
+    // Only the answer itself declares properties: no typed field inside its fields to compile.
+    for (const tool of tools) {
+      for (const [path, node] of subschemas(tool.outputSchema)) {
+        if (path !== '(root)') expect(node.properties, `${tool.name} ${path}`).toBeUndefined()
+      }
+    }
+    const described = (tool: string, field: string) => {
+      const listed = tools.find((candidate) => candidate.name === tool)?.outputSchema ?? {}
+      const node = (listed.properties as Record<string, JsonSchema>)[field] as JsonSchema
+      return { type: node.type, description: node.description as string }
+    }
+    expect(described('vault_status', 'oracle')).toEqual({
+      type: 'object',
+      description:
+        'The yield oracle that picks the venue for new deposits. Fields: fresh (Deposits need a fresh oracle), lastObservationTime (Unix time of the last rate observation), ageSeconds (Seconds since the last observation), maxStalenessSeconds (The oracle is fresh up to this age).',
+    })
+    for (const tool of ['vault_plan_approve_usdc', 'vault_plan_deposit', 'vault_plan_withdraw']) {
+      const { type, description } = described(tool, 'transaction')
+      expect(type, tool).toBe('object')
+      expect(description, tool).toContain(
+        'Fields: chain, chainId, to, data, value, functionName, args (The arguments in order, numbers in base units).',
+      )
+    }
+  })
 })
 
 describe('input schemas in OpenAI strict mode', () => {
