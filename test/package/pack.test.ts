@@ -75,8 +75,18 @@ async function installInto(name: keyof typeof folders, packages: readonly string
 const has = (folder: string, name: string) => existsSync(join(folder, 'node_modules', name))
 
 /**
- * Type-checks `files` in `folder` with tsc --strict (NodeNext, as a TypeScript app on Node has it) in one
- * run, with the global types of `types`; fails with tsc's report.
+ * The TypeScripts an app compiles the package's types with: 5.9, the last of the JavaScript compiler,
+ * and 7, the native one.
+ */
+const typeScripts = {
+  '5.9': join(root, 'node_modules/typescript/bin/tsc'),
+  '7': join(root, 'node_modules/typescript7/bin/tsc'),
+}
+
+/**
+ * Type-checks `files` in `folder` with tsc --strict (NodeNext, as a TypeScript app on Node has it), one
+ * run with each TypeScript of {@link typeScripts}, with the global types of `types`; fails with the
+ * report of a tsc that failed.
  */
 async function typeCheck(folder: string, files: string[], types: string[]): Promise<void> {
   await writeFile(
@@ -94,11 +104,12 @@ async function typeCheck(folder: string, files: string[], types: string[]): Prom
       files,
     }),
   )
-  const tsc = join(root, 'node_modules/typescript/bin/tsc')
   // tsc exits non-zero on any error, an unused `@ts-expect-error` included, and prints it on stdout.
-  await run(process.execPath, [tsc, '-p', folder]).catch((error: { stdout?: string }) => {
-    throw new Error(`tsc failed:\n${error.stdout}`)
-  })
+  for (const [version, tsc] of Object.entries(typeScripts)) {
+    await run(process.execPath, [tsc, '-p', folder]).catch((error: { stdout?: string }) => {
+      throw new Error(`tsc of TypeScript ${version} failed:\n${error.stdout}`)
+    })
+  }
 }
 
 /**
@@ -438,7 +449,7 @@ export const tools: readonly unknown[] = vaultTools
 })
 
 describe('the README and the guides, pasted into a TypeScript app', () => {
-  it('every ```ts block type-checks under tsc --strict against the installed tarball', async () => {
+  it('every ```ts block type-checks under tsc --strict (TypeScript 5.9 and 7) against the installed tarball', async () => {
     const snippets = await docSnippets()
     expect(snippets.length).toBeGreaterThanOrEqual(8)
     // One file per block, each an ES module of its own (top-level await, names that repeat).
