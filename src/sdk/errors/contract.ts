@@ -243,7 +243,7 @@ export function decodeVaultError(
   data: Hex,
   abi?: Abi,
 ): { errorName: string; args: readonly unknown[] } | undefined {
-  for (const candidate of abi ? [abi, vaultErrorsAbi] : [vaultErrorsAbi]) {
+  for (const candidate of abi ? [abi, vaultErrorsAbi()] : [vaultErrorsAbi()]) {
     try {
       const decoded = decodeErrorResult({ abi: candidate as Abi, data })
       return { errorName: decoded.errorName, args: (decoded.args ?? []) as readonly unknown[] }
