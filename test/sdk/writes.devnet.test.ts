@@ -283,10 +283,9 @@ describe('the nonce is read no later than the state a write was decided on', () 
 describe('block time that moves between the gas estimate and the block', () => {
   it('a withdrawal whose fee first falls due in between still has the gas for it', async () => {
     const buyer = privateKeyToAccount(devnet.accounts.buyer.privateKey)
-    await merchantVault({ account: buyer }).ensureInitializedAndWait()
-    const deposit = await merchantVault({ account: buyer }).depositAndWait({
-      amount: parseUsdc('100'),
-    })
+    const plain = merchantVault({ account: buyer })
+    await plain.ensureInitializedAndWait()
+    const deposit = await plain.depositAndWait({ amount: parseUsdc('100') })
     const half = deposit.sharesMinted / 2n
     const { timestamp } = await t.publicClient.getBlock({ blockNumber: deposit.blockNumber })
     // The estimate sees the second after the deposit: no yield yet, so no fee to pay. The block comes
