@@ -16,6 +16,7 @@ import {
   chainChoices,
   defaultChainName,
   isVaultChainName,
+  nodeHttpFetch,
   publicRpcUrlOf,
   redactUrl,
   toVaultError,
@@ -173,6 +174,8 @@ async function connect(
   // Every command reads its RPC settings from the process's environment, as the keys and URLs.
   const transport = vaultHttp(rpcUrl, {
     batch: connection.batch ?? true,
+    // A command is a short process: its first request must not wait for fetch's set-up.
+    fetchFn: nodeHttpFetch,
     ...rpcTransportOptions(process.env),
   })
   return createVaultContext({

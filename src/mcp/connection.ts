@@ -41,6 +41,7 @@ export type VaultConnection = {
  * @param config - RPC URL, chain and address override.
  * @param logger - For verification results.
  * @param session - Aborted when the server stops serving: every RPC request in flight stops.
+ * @param rpcFetch - The `fetch` the RPC transport sends with; the global `fetch` by default.
  * @returns The connection.
  * @throws {VaultConfigError} `ADDRESSES_FILE_INVALID` when `config.addresses` is not a full, valid set.
  * @example
@@ -52,6 +53,7 @@ export function createVaultConnection(
   config: McpConfig,
   logger: McpLogger,
   session?: AbortSignal,
+  rpcFetch?: typeof fetch,
 ): VaultConnection {
   const chain = vaultChains[config.chain]
   // One attempt plus one retry, 8 s each: a tool answers within ~16 s even when the RPC hangs.
@@ -59,7 +61,7 @@ export function createVaultConnection(
   // check rides along with each tool's first read.
   // Each request carries its tool call's abort signal (see withCallSignal), or the session's.
   const transport = withRequestSignals(
-    vaultHttp(config.rpcUrl, { retryCount: 1, timeout: 8_000, batch: true }),
+    vaultHttp(config.rpcUrl, { retryCount: 1, timeout: 8_000, batch: true, fetchFn: rpcFetch }),
     session,
   )
   // A context without a wallet client: nothing here can sign or send.

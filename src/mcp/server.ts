@@ -98,11 +98,13 @@ export function createVaultMcp(
     tools?: readonly AnyVaultTool[] | undefined
     /** Aborted when the server stops serving: every RPC request in flight stops with it. */
     signal?: AbortSignal | undefined
+    /** The `fetch` the RPC transport sends with; the global `fetch` by default. */
+    rpcFetch?: typeof fetch | undefined
   },
 ): VaultMcp {
   const logger = options.logger ?? createLogger(config.logLevel)
   const tools = options.tools ?? vaultTools
-  const connection = createVaultConnection(config, logger, options.signal)
+  const connection = createVaultConnection(config, logger, options.signal, options.rpcFetch)
   const runner = createToolRunner(tools, { connection, config, logger })
   return {
     config,

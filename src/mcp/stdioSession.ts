@@ -7,6 +7,7 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/server'
 import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio'
+import { nodeHttpFetch } from '../sdk/shared.js'
 import type { McpConfig } from './config.js'
 import type { answerHandshakeEarly, EarlyHandshake } from './earlyHandshake.js'
 import { type JsonRpcVerdict, jsonRpcLineFilter } from './jsonRpcCheck.js'
@@ -33,7 +34,8 @@ export async function serveStdioSession(
   // Aborted once the client has gone: every RPC request in flight stops, so the process exits at
   // once rather than when a hung RPC's timeouts run out.
   const session = new AbortController()
-  const vault = createVaultMcp(config, { signal: session.signal })
+  // A process of its own, started for one client: its first tool call must not wait for fetch's set-up.
+  const vault = createVaultMcp(config, { signal: session.signal, rpcFetch: nodeHttpFetch })
   const refuse = ({ refusal, silent }: JsonRpcVerdict) => {
     if (silent) {
       vault.logger.warn(
