@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { nodeHttpFetch } from '../src/sdk/shared.js'
 
 /**
  * What the proxy does to a request instead of answering it faithfully, as a real RPC provider
@@ -174,7 +175,7 @@ export async function startCountingProxy(targetUrl: string): Promise<CountingPro
     if (injected?.kind === 'malformed-json') return answer(response, '{"jsonrpc":"2.0","id":1,"res')
     if (injected?.kind === 'not-json-rpc') return answer(response, '{"status":"ok","data":[]}')
     try {
-      const forwarded = await fetch(target, {
+      const forwarded = await nodeHttpFetch(target, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body,

@@ -12,7 +12,7 @@ import { type Account, type Chain, createWalletClient, http, publicActions } fro
 // x402's schemas are zod 3 (its own copy); this package's zod is 4, which carries zod 3 as `zod/v3`.
 // A zod 4 object would not run zod 3 schemas inside it.
 import { z } from 'zod/v3'
-import { redactSecrets } from '../sdk/shared.js'
+import { nodeHttpFetch, redactSecrets } from '../sdk/shared.js'
 import { receiptPollingInterval } from './deploy.js'
 import { DevnetError } from './errors.js'
 
@@ -82,7 +82,7 @@ export function createDevnetFacilitator(
   const client = createWalletClient({
     account: options.account,
     chain: options.chain,
-    transport: http(options.rpcUrl),
+    transport: http(options.rpcUrl, { fetchFn: nodeHttpFetch }),
     // viem's default for Base (a poll and a block-number cache of 1 s) would add a second to every
     // settlement on a chain that mines each transaction as it arrives.
     pollingInterval: receiptPollingInterval,

@@ -11,7 +11,13 @@ import {
 } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { type VaultAddresses, type VaultChainName, vaultChains } from '../index.js'
-import { chainChoices, defaultChainName, importPeer, isVaultChainName } from '../sdk/shared.js'
+import {
+  chainChoices,
+  defaultChainName,
+  importPeer,
+  isVaultChainName,
+  nodeHttpFetch,
+} from '../sdk/shared.js'
 import { advanceYield } from './advanceYield.js'
 import { startAnvil } from './anvil.js'
 import {
@@ -180,13 +186,13 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     const client = createWalletClient({
       account: signers.deployer,
       chain: viemChain,
-      transport: http(anvil.rpcUrl),
+      transport: http(anvil.rpcUrl, { fetchFn: nodeHttpFetch }),
     }).extend(publicActions)
 
     const testClient = createTestClient({
       mode: 'anvil',
       chain: viemChain,
-      transport: http(anvil.rpcUrl),
+      transport: http(anvil.rpcUrl, { fetchFn: nodeHttpFetch }),
     })
 
     await installMulticall3(client)

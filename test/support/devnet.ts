@@ -30,6 +30,7 @@ import {
   vaultHttp,
 } from '../../src/index.js'
 import { type SentTransaction, withGasMargin } from '../../src/sdk/internal/write.js'
+import { nodeHttpFetch } from '../../src/sdk/shared.js'
 
 /** Everything a devnet test needs: counted clients for the merchant, a read-only client, knobs. */
 export function devnetClients(devnet: Devnet) {
@@ -44,7 +45,12 @@ export function devnetClients(devnet: Devnet) {
   const buyer = privateKeyToAccount(devnet.accounts.buyer.privateKey)
   const deployer = privateKeyToAccount(devnet.accounts.deployer.privateKey)
   const walletFor = (account: Account) =>
-    createWalletClient({ account, chain, pollingInterval: 50, transport: http(devnet.rpcUrl) })
+    createWalletClient({
+      account,
+      chain,
+      pollingInterval: 50,
+      transport: http(devnet.rpcUrl, { fetchFn: nodeHttpFetch }),
+    })
   const merchantWallet = walletFor(merchant)
   const vaultFor = (
     walletClient?: ReturnType<typeof walletFor>,
@@ -58,7 +64,11 @@ export function devnetClients(devnet: Devnet) {
     })
   const vault = vaultFor(merchantWallet)
   const readOnly = vaultFor()
-  const testClient = createTestClient({ mode: 'anvil', chain, transport: http(devnet.rpcUrl) })
+  const testClient = createTestClient({
+    mode: 'anvil',
+    chain,
+    transport: http(devnet.rpcUrl, { fetchFn: nodeHttpFetch }),
+  })
   const deployerWallet = walletFor(deployer)
 
   /** Sends an owner-only devnet knob (or any call) from the deployer and waits for it. */

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { readBody } from '../../harness/countingProxy.js'
+import { nodeHttpFetch } from '../../src/sdk/shared.js'
 
 /**
  * What the proxy does to one request: forward it after a delay, answer it with `body` itself, or
@@ -51,7 +52,7 @@ export async function startHttpFaultProxy(targetUrl: string): Promise<HttpFaultP
       await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
     }
     try {
-      const forwarded = await fetch(`${targetUrl.replace(/\/$/, '')}${path}`, {
+      const forwarded = await nodeHttpFetch(`${targetUrl.replace(/\/$/, '')}${path}`, {
         method: request.method ?? 'GET',
         headers: { 'Content-Type': request.headers['content-type'] ?? 'application/json' },
         ...(body.length > 0 ? { body } : {}),
