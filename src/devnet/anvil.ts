@@ -86,20 +86,27 @@ export function resolveAnvilBinary(
 /** Past blocks whose state anvil keeps: more than the bench's 10,000-block ledger scan. */
 const maxPersistedStates = 20_000
 
-/** Running anvils, with the folder each keeps its past states in. */
-const running = new Map<ChildProcess, string>()
-let exitHookInstalled = false
+/**
+ * Running anvils, with the folder each keeps its past states in. One map and one exit hook a process,
+ * kept in the global symbol registry: a second copy of this module (two copies of the package, or a
+ * test runner that loads modules afresh for each file) shares them rather than adding a hook each.
+ */
+const runningKey = Symbol.for('x402-vault.runningAnvils')
 
-function killAllOnExit() {
-  if (exitHookInstalled) return
-  exitHookInstalled = true
+function runningAnvils(): Map<ChildProcess, string> {
+  const registry = globalThis as { [runningKey]?: Map<ChildProcess, string> }
+  let anvils = registry[runningKey]
+  if (anvils) return anvils
+  anvils = new Map()
+  registry[runningKey] = anvils
   // A crashed or interrupted parent must not leave anvil processes or their states behind.
   process.once('exit', () => {
-    for (const [child, stateHome] of running) {
+    for (const [child, stateHome] of anvils) {
       child.kill('SIGKILL')
       removeStateHome(stateHome)
     }
   })
+  return anvils
 }
 
 /** Where an anvil of this process keeps its past states: `<tmp>/x402-vault-anvil-<pid>-XXXXXX`. */
@@ -174,12 +181,11 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, HOME: stateHome },
   })
-  running.set(child, stateHome)
-  killAllOnExit()
+  runningAnvils().set(child, stateHome)
 
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => {
-      running.delete(child)
+      runningAnvils().delete(child)
       removeStateHome(stateHome)
       resolve()
     })
@@ -212,7 +218,7 @@ export async function startAnvil(options: StartAnvilOptions): Promise<AnvilInsta
       clearTimeout(timer)
       child.kill('SIGKILL')
       // A spawn that failed never exits: its folder goes here.
-      running.delete(child)
+      runningAnvils().delete(child)
       removeStateHome(stateHome)
       reject(error)
     }

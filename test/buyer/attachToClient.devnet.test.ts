@@ -13,7 +13,7 @@ import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { Hono } from 'hono'
 import { createPublicClient, createWalletClient, parseAbi } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type CountingProxy, startCountingProxy } from '../../harness/countingProxy.js'
 import { timeHookWaits, waitMs } from '../../harness/hookWaits.js'
 import {
@@ -58,6 +58,20 @@ const channelEvents = parseAbi([
   'event Deposited(bytes32 indexed channelId, address indexed sender, uint128 amount, uint128 newBalance)',
 ])
 const sum = (amounts: bigint[]) => amounts.reduce((total, amount) => total + amount, 0n)
+
+/**
+ * How far this process's clock runs ahead of the wall clock, in ms. Two tests must get past a
+ * payment's expiry: `passTime` moves the clock there instead of waiting for it (10 s each). Everything
+ * that judges an authorization's time in this process reads `Date.now()`: x402's signer (its
+ * `validBefore` and Permit2 deadline), the devnet's facilitator (which verifies only those with 6 s
+ * left), the seller and the buyer. The devnet's chain moves with it, and a devnet started later starts
+ * at the moved time. Restored when the file ends (test/support/isolateFiles.ts).
+ */
+let clockAheadMs = 0
+const wallClock = Date.now.bind(Date)
+beforeAll(() => {
+  vi.spyOn(Date, 'now').mockImplementation(() => wallClock() + clockAheadMs)
+})
 
 describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
   let devnet: Devnet
@@ -294,14 +308,16 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
   })
 
   /**
-   * Waits until the clock is at `timestamp` (unix seconds), then mines one block at or past it, as a
-   * live chain's next block would come. The devnet's clock may lag this machine's (its genesis is in
-   * the past, and it keeps that offset until time is advanced): the block is then given the
-   * timestamp, rather than blocks mined one after another until the devnet's clock catches up.
+   * Brings the chain and this process's clock to `timestamp` (unix seconds), as waiting until then
+   * would, without the wait: the clock moves ahead (see `clockAheadMs`), and one block is mined at the
+   * timestamp, as a live chain's next block would come. The devnet's chain may lag the clock (its
+   * genesis is in the past, and it keeps that offset until time is advanced): the block is then given
+   * the timestamp, rather than blocks mined one after another until the chain catches up. From that
+   * block on, the devnet runs as far ahead of the wall clock as `Date.now()` does.
    */
-  async function mineUntil(timestamp: bigint) {
-    const wait = Number(timestamp) * 1000 - Date.now()
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+  async function passTime(timestamp: bigint) {
+    const aheadMs = Number(timestamp) * 1000 - Date.now()
+    if (aheadMs > 0) clockAheadMs += aheadMs
     const latest = await t.publicClient.getBlock({ blockTag: 'latest' })
     if (latest.timestamp >= timestamp) return
     await t.testClient.setNextBlockTimestamp({ timestamp })
@@ -369,7 +385,7 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
     // 3. Once the chain is past its expiry, no block can settle it: the purchase is paid afresh, from
     // the USDC the first recall brought. This time the facilitator settles, its answer is lost, and
     // the seller's RPC is down, so the seller cannot learn that it settled: pending, not 200.
-    await mineUntil(expiresAt)
+    await passTime(expiresAt)
     facilitator.setRule((path) => (path.endsWith('/settle') ? { dropAnswer: true } : undefined))
     sellerRpc.setRule(() => ({ status: 503, body: 'unavailable' }))
     const third = await shop.pay(shop.url('/paid'))
@@ -619,7 +635,7 @@ describe.each(['base', 'base-sepolia'] as const)('on %s', (chain) => {
 
     // 3. Past its deadline no block can settle it: the purchase is paid afresh, from the USDC the
     // first recall brought. This time the facilitator settles and its answer is lost.
-    await mineUntil(expiresAt)
+    await passTime(expiresAt)
     facilitator.setRule((url) => (url.endsWith('/settle') ? { dropAnswer: true } : undefined))
     const third = await shop.pay(shop.url(path))
     expect(third.status).not.toBe(200)
