@@ -28,7 +28,9 @@ async function settlementTarget(devnet: Devnet, response: Response) {
 /** Sends SIGTERM and resolves with the exit code. */
 const stop = (example: WatchedProcess) => example.stop()
 
-describe('the merchant examples, against a devnet', () => {
+// Each test has a devnet of its own, and its processes mostly wait (on the chain, the facilitator,
+// a sweep): the three run at once.
+describe.concurrent('the merchant examples, against a devnet', () => {
   const started: Devnet[] = []
   const running: WatchedProcess[] = []
   afterAll(async () => {

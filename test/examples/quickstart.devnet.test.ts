@@ -10,7 +10,8 @@ const run = promisify(execFile)
 const root = join(import.meta.dirname, '../..')
 const tsx = join(root, 'node_modules/.bin/tsx')
 
-describe('the README examples run against a devnet', () => {
+// The quickstart uses this file's devnet and the demo starts its own: the two run at once.
+describe.concurrent('the README examples run against a devnet', () => {
   let devnet: Devnet
   let addressesPath: string
 
