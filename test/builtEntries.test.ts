@@ -6,7 +6,8 @@
  */
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { builtinModules } from 'node:module'
+import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
@@ -32,6 +33,26 @@ async function exportNames(file: string, how: 'import' | 'require'): Promise<str
   return JSON.parse(stdout) as string[]
 }
 
+/** The Node modules that `file` (built ESM) and the chunks it imports statically import. */
+function staticNodeImports(file: string): string[] {
+  const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)])
+  const found = new Set<string>()
+  const seen = new Set<string>()
+  const queue = [join(root, file)]
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    if (seen.has(next)) continue
+    seen.add(next)
+    const text = readFileSync(next, 'utf8')
+    for (const [, specifier] of text.matchAll(
+      /(?:^|\n)\s*(?:import|export)\s*(?:[^'"]*?\sfrom\s*)?["']([^"']+)["']/g,
+    )) {
+      if (specifier?.startsWith('.')) queue.push(join(dirname(next), specifier))
+      else if (specifier && builtins.has(specifier)) found.add(specifier.replace(/^node:/, ''))
+    }
+  }
+  return [...found].sort()
+}
+
 describe('the built entry points', () => {
   it('lists more than the root', () => {
     expect(entries.map(([subpath]) => subpath)).toEqual(
@@ -48,6 +69,19 @@ describe('the built entry points', () => {
       ])
       expect(esm.length).toBeGreaterThan(0)
       expect(cjs).toEqual(esm)
+    },
+  )
+
+  // The root and the Hono plugin run in browsers and edge runtimes too: the Node-only code they
+  // share with the bins (nodeHttpFetch) reads Node's modules when it is called, not at import.
+  it.each(['dist/index.js', 'dist/plugins/hono.js'])(
+    '%s imports none of Node’s network modules',
+    (file) => {
+      const imported = staticNodeImports(file)
+      expect(imported.length).toBeGreaterThan(0)
+      expect(
+        imported.filter((name) => /^(http|https|http2|net|tls|stream)(\/|$)/.test(name)),
+      ).toEqual([])
     },
   )
 })

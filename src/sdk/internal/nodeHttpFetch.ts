@@ -1,6 +1,31 @@
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http'
-import { request as httpsRequest } from 'node:https'
-import { Readable } from 'node:stream'
+import type { IncomingMessage, RequestOptions } from 'node:http'
+
+/**
+ * Node's `http`, `https` and `stream`, read when first sent with rather than imported: the SDK's
+ * shared chunks reach the plugins, which must stay importable where Node's modules do not exist (an
+ * edge runtime). `null` where there is no `process.getBuiltinModule` (Node before 20.16).
+ */
+type NodeModules = {
+  http: typeof import('node:http')
+  https: typeof import('node:https')
+  stream: typeof import('node:stream')
+}
+let nodeModules: NodeModules | null | undefined
+
+function loadNodeModules(): NodeModules | null {
+  if (nodeModules !== undefined) return nodeModules
+  const builtins = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } })
+    .process
+  nodeModules =
+    typeof builtins?.getBuiltinModule === 'function'
+      ? {
+          http: builtins.getBuiltinModule('node:http') as NodeModules['http'],
+          https: builtins.getBuiltinModule('node:https') as NodeModules['https'],
+          stream: builtins.getBuiltinModule('node:stream') as NodeModules['stream'],
+        }
+      : null
+  return nodeModules
+}
 
 /** Statuses whose response has no body, so `Response` takes none. */
 const nullBodyStatuses = new Set([101, 204, 205, 304])
@@ -21,7 +46,8 @@ const maxRedirects = 20
  * errors with it), redirects followed as `fetch` follows them, and a real `Response` whose body streams
  * (so viem's size limit and timeout apply to it). A network failure rejects as `fetch` does, with
  * `TypeError('fetch failed')` and the system error as its cause. Anything else it is given (another
- * protocol, a `Request`, a `FormData` or stream body, `redirect: 'manual'`) goes to the global `fetch`.
+ * protocol, a `Request`, a `FormData` or stream body, `redirect: 'manual'`), or anything sent where
+ * Node's modules cannot be read, goes to the global `fetch`.
  *
  * @param input - The URL.
  * @param init - `method`, `headers`, `body`, `signal`, `redirect`.
@@ -31,7 +57,9 @@ const maxRedirects = 20
  */
 export function nodeHttpFetch(input: string | URL | Request, init: RequestInit = {}) {
   const body = init.body ?? undefined
+  const modules = loadNodeModules()
   if (
+    !modules ||
     input instanceof Request ||
     !(body === undefined || typeof body === 'string' || body instanceof Uint8Array) ||
     (init.redirect !== undefined && init.redirect !== 'follow')
@@ -44,10 +72,12 @@ export function nodeHttpFetch(input: string | URL | Request, init: RequestInit =
   new Headers(init.headers).forEach((value, name) => {
     headers[name] = value
   })
-  return send(url, (init.method ?? 'GET').toUpperCase(), headers, body, init.signal ?? undefined, 0)
+  const method = (init.method ?? 'GET').toUpperCase()
+  return send(modules, url, method, headers, body, init.signal ?? undefined, 0)
 }
 
 function send(
+  modules: NodeModules,
   url: URL,
   method: string,
   headers: Record<string, string>,
@@ -64,7 +94,7 @@ function send(
       method,
       headers: body === undefined ? headers : { ...headers, 'content-length': byteLength(body) },
     }
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options)
+    const request = (url.protocol === 'https:' ? modules.https : modules.http).request(url, options)
     let response: IncomingMessage | undefined
     const onAbort = () => {
       // Before the answer the promise rejects; after it, the body being read errors with the reason.
@@ -96,6 +126,7 @@ function send(
         if (next.origin !== url.origin) delete nextHeaders.authorization
         resolve(
           send(
+            modules,
             next,
             toGet && method !== 'HEAD' ? 'GET' : method,
             nextHeaders,
@@ -116,7 +147,7 @@ function send(
         const hasBody = method !== 'HEAD' && !nullBodyStatuses.has(status)
         if (!hasBody) answer.resume()
         const result = new Response(
-          hasBody ? (Readable.toWeb(answer) as ReadableStream<Uint8Array>) : null,
+          hasBody ? (modules.stream.Readable.toWeb(answer) as ReadableStream<Uint8Array>) : null,
           { status, statusText: answer.statusMessage ?? '', headers: responseHeaders },
         )
         Object.defineProperty(result, 'url', { value: url.href })
