@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { nodeHttpFetch } from '../../src/sdk/shared.js'
 
 type Seen = { method: string; path: string; headers: Record<string, unknown>; body: string }
@@ -47,6 +47,11 @@ const routes: Record<string, (request: IncomingMessage, response: ServerResponse
   },
   '/hang': (_request, response) => {
     hanging.add(response)
+  },
+  '/cut-body': (_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+    response.write('{"jsonrpc":')
+    setImmediate(() => response.destroy())
   },
   '/stall-body': (_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' })
@@ -148,16 +153,29 @@ describe('nodeHttpFetch answers as fetch does', () => {
     expect((actual as Error).name).toBe((expected as Error).name)
   })
 
-  it('an abort while the body is read errors the body with the signal’s reason', async () => {
+  it('an abort while the body arrives rejects with the signal’s reason', async () => {
     const controller = new AbortController()
-    const response = await nodeHttpFetch(`${base}/stall-body`, {
-      ...post,
-      signal: controller.signal,
-    })
-    expect(response.status).toBe(200)
-    const reading = response.text()
+    seen.length = 0
+    const sending = nodeHttpFetch(`${base}/stall-body`, { ...post, signal: controller.signal })
+    await vi.waitFor(() => expect(seen.map(({ path }) => path)).toEqual(['/stall-body']))
     controller.abort(new Error('stop reading'))
-    await expect(reading).rejects.toThrow('stop reading')
+    await expect(sending).rejects.toThrow('stop reading')
+  })
+
+  it('a body cut short fails as fetch fails: TypeError("fetch failed")', async () => {
+    const expected = await fetch(`${base}/cut-body`, post)
+      .then(
+        (response) => response.text(),
+        (error: unknown) => error,
+      )
+      .catch((error: unknown) => error)
+    const actual = await nodeHttpFetch(`${base}/cut-body`, post).then(
+      (response) => response.text(),
+      (error: unknown) => error,
+    )
+    expect(expected).toBeInstanceOf(TypeError)
+    expect(actual).toBeInstanceOf(TypeError)
+    expect((actual as Error).message).toBe('fetch failed')
   })
 
   it('a signal already aborted rejects at once and sends nothing', async () => {

@@ -1,14 +1,13 @@
 import type { IncomingMessage, RequestOptions } from 'node:http'
 
 /**
- * Node's `http`, `https` and `stream`, read when first sent with rather than imported: the SDK's
+ * Node's `http` and `https`, read when first sent with rather than imported: the SDK's
  * shared chunks reach the plugins, which must stay importable where Node's modules do not exist (an
  * edge runtime). `null` where there is no `process.getBuiltinModule` (Node before 20.16).
  */
 type NodeModules = {
   http: typeof import('node:http')
   https: typeof import('node:https')
-  stream: typeof import('node:stream')
 }
 let nodeModules: NodeModules | null | undefined
 
@@ -21,7 +20,6 @@ function loadNodeModules(): NodeModules | null {
       ? {
           http: builtins.getBuiltinModule('node:http') as NodeModules['http'],
           https: builtins.getBuiltinModule('node:https') as NodeModules['https'],
-          stream: builtins.getBuiltinModule('node:stream') as NodeModules['stream'],
         }
       : null
   return nodeModules
@@ -42,16 +40,17 @@ const maxRedirects = 20
  * running pays that once, so the SDK's own default stays `fetch`, which every runtime has.
  *
  * It does what `fetch` does for the requests viem's HTTP transport sends: a method, headers and a
- * string or byte body, the caller's `AbortSignal` (rejects with its reason, and a body being read
- * errors with it), redirects followed as `fetch` follows them, and a real `Response` whose body streams
- * (so viem's size limit and timeout apply to it). A network failure rejects as `fetch` does, with
- * `TypeError('fetch failed')` and the system error as its cause. Anything else it is given (another
- * protocol, a `Request`, a `FormData` or stream body, `redirect: 'manual'`), or anything sent where
- * Node's modules cannot be read, goes to the global `fetch`.
+ * string or byte body, the caller's `AbortSignal` (it rejects with its reason, also while the body
+ * arrives), redirects followed as `fetch` follows them, and a real `Response`, given once its body has
+ * arrived whole (viem's timeout covers both, and its size limit still applies). A network failure, or
+ * a body cut short, rejects as `fetch` does, with `TypeError('fetch failed')` and the system error as
+ * its cause. Anything else it is given (another protocol, a `Request`, a `FormData` or stream body,
+ * `redirect: 'manual'`), or anything sent where Node's modules cannot be read, goes to the global
+ * `fetch`.
  *
  * @param input - The URL.
  * @param init - `method`, `headers`, `body`, `signal`, `redirect`.
- * @returns The response, its body not yet read.
+ * @returns The response, its body read and held.
  * @example
  * const transport = vaultHttp(rpcUrl, { fetchFn: nodeHttpFetch })
  */
@@ -137,27 +136,46 @@ function send(
         )
         return
       }
-      answer.on('end', settle)
-      answer.on('close', settle)
-      try {
-        const responseHeaders = new Headers()
-        for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) {
-          responseHeaders.append(answer.rawHeaders[i] as string, answer.rawHeaders[i + 1] as string)
-        }
-        const hasBody = method !== 'HEAD' && !nullBodyStatuses.has(status)
-        if (!hasBody) answer.resume()
-        const result = new Response(
-          hasBody ? (modules.stream.Readable.toWeb(answer) as ReadableStream<Uint8Array>) : null,
-          { status, statusText: answer.statusMessage ?? '', headers: responseHeaders },
-        )
-        Object.defineProperty(result, 'url', { value: url.href })
-        resolve(result)
-      } catch (error) {
-        // A status `Response` does not take (outside 200 to 599): `fetch` fails on it too.
-        answer.destroy()
+      // The body is read whole before the response is given: JSON-RPC answers are small, and a body
+      // cut short (the connection closed, the caller's signal) fails the request as `fetch` fails it.
+      const chunks: Buffer[] = []
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk))
+      answer.on('error', (error) => {
         settle()
-        reject(new TypeError('fetch failed', { cause: error }))
-      }
+        reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error }))
+      })
+      answer.on('close', () => {
+        if (answer.complete) return
+        settle()
+        reject(
+          signal?.aborted
+            ? signal.reason
+            : new TypeError('fetch failed', { cause: new Error('the answer was cut short') }),
+        )
+      })
+      answer.on('end', () => {
+        settle()
+        try {
+          const responseHeaders = new Headers()
+          for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) {
+            responseHeaders.append(
+              answer.rawHeaders[i] as string,
+              answer.rawHeaders[i + 1] as string,
+            )
+          }
+          const hasBody = method !== 'HEAD' && !nullBodyStatuses.has(status)
+          const result = new Response(hasBody ? Buffer.concat(chunks) : null, {
+            status,
+            statusText: answer.statusMessage ?? '',
+            headers: responseHeaders,
+          })
+          Object.defineProperty(result, 'url', { value: url.href })
+          resolve(result)
+        } catch (error) {
+          // A status `Response` does not take (outside 200 to 599): `fetch` fails on it too.
+          reject(new TypeError('fetch failed', { cause: error }))
+        }
+      })
     })
     request.end(body)
   })
