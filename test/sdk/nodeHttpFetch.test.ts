@@ -109,6 +109,16 @@ async function outcome(send: typeof fetch, path: string, init: RequestInit) {
   }
 }
 
+/** What sending to `path` and reading the answer's body fails with; `undefined` when it does not fail. */
+function failureOf(send: typeof fetch, path: string, init: RequestInit): Promise<unknown> {
+  return send(`${base}${path}`, init)
+    .then((response) => response.text())
+    .then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+}
+
 const post: RequestInit = {
   method: 'POST',
   headers: { 'Content-Type': 'application/json', 'X-Custom': 'yes' },
@@ -143,12 +153,11 @@ describe('nodeHttpFetch answers as fetch does', () => {
   })
 
   it('an abort before the answer rejects with the signal’s reason, as fetch does', async () => {
-    const expected = await fetch(`${base}/hang`, { ...post, signal: AbortSignal.timeout(50) })
-      .then(() => undefined)
-      .catch((error: unknown) => error)
-    const actual = await nodeHttpFetch(`${base}/hang`, { ...post, signal: AbortSignal.timeout(50) })
-      .then(() => undefined)
-      .catch((error: unknown) => error)
+    const expected = await failureOf(fetch, '/hang', { ...post, signal: AbortSignal.timeout(50) })
+    const actual = await failureOf(nodeHttpFetch, '/hang', {
+      ...post,
+      signal: AbortSignal.timeout(50),
+    })
     expect((actual as Error).name).toBe('TimeoutError')
     expect((actual as Error).name).toBe((expected as Error).name)
   })
@@ -163,16 +172,8 @@ describe('nodeHttpFetch answers as fetch does', () => {
   })
 
   it('a body cut short fails as fetch fails: TypeError("fetch failed")', async () => {
-    const expected = await fetch(`${base}/cut-body`, post)
-      .then(
-        (response) => response.text(),
-        (error: unknown) => error,
-      )
-      .catch((error: unknown) => error)
-    const actual = await nodeHttpFetch(`${base}/cut-body`, post).then(
-      (response) => response.text(),
-      (error: unknown) => error,
-    )
+    const expected = await failureOf(fetch, '/cut-body', post)
+    const actual = await failureOf(nodeHttpFetch, '/cut-body', post)
     expect(expected).toBeInstanceOf(TypeError)
     expect(actual).toBeInstanceOf(TypeError)
     expect((actual as Error).message).toBe('fetch failed')

@@ -96,7 +96,7 @@ function send(
     const request = (url.protocol === 'https:' ? modules.https : modules.http).request(url, options)
     let response: IncomingMessage | undefined
     const onAbort = () => {
-      // Before the answer the promise rejects; after it, the body being read errors with the reason.
+      // Whether the answer has begun or not, nothing more is read and the request rejects.
       request.destroy(signal?.reason)
       response?.destroy(signal?.reason)
       reject(signal?.reason)
@@ -121,7 +121,7 @@ function send(
         // As `fetch`: a 303, or a 301/302 after a POST, goes on as a GET without the body.
         const toGet = status === 303 || ((status === 301 || status === 302) && method === 'POST')
         const next = new URL(location, url)
-        const nextHeaders = toGet ? withoutBodyHeaders(headers) : headers
+        const nextHeaders = toGet ? withoutBodyHeaders(headers) : { ...headers }
         if (next.origin !== url.origin) delete nextHeaders.authorization
         resolve(
           send(
