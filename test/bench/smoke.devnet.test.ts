@@ -173,8 +173,18 @@ it('a smoke pass of the bench prints one JSON report (budgets, then details), wi
   )
   const burst = report.burst
   expect(burst).toMatchObject({ settlements: 50, failedDeposits: 0, unaccountedUnits: '0' })
+  // How many deposits a burst costs depends on how fast the devnet settles it, so its budget (at most 3)
+  // is judged by the verdict below, as the timing budgets are. What holds on any machine: each deposit
+  // moves at least the threshold (10 USDC) of the 50 USDC received.
   expect(burst?.depositTxs).toBeGreaterThanOrEqual(1)
-  expect(burst?.depositTxs).toBeLessThanOrEqual(3)
+  expect(burst?.depositTxs).toBeLessThanOrEqual(5)
+  expect(report.budgets).toContainEqual(
+    expect.objectContaining({
+      name: 'burst.depositTxs',
+      max: 3,
+      within: (burst?.depositTxs ?? Number.NaN) <= 3,
+    }),
+  )
   // The devnet's USDC supports EIP-2612: one transaction, permit and deposit.
   expect(report.sweep).toMatchObject({ txPerSweep: 1, method: 'depositWithPermit' })
   expect(report.sweep?.gasPerSweep).toBeGreaterThan(21_000)

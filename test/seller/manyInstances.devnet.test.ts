@@ -196,7 +196,15 @@ describe(`${instances} instances of one merchant`, () => {
       const blocks = (watcher: Watcher) =>
         sent(watcher).map((line) => blockOf.get(line.txHash as `0x${string}`) as bigint)
       expect(sent(a).every((line) => at(line) <= killedAt)).toBe(true)
-      expect(sent(b).every((line) => at(line) >= at(bHolds) && at(line) < at(bLost))).toBe(true)
+      expect(sent(b).every((line) => at(line) >= at(bHolds))).toBe(true)
+      // A deposit line is printed once its receipt is in, so on a busy machine B may print one it
+      // sent while it held the lock after it printed the loss. Each sweep checks the lock just before
+      // it sends: every B deposit comes from a sweep (its next sweep line) that started before the loss.
+      const sweepOf = (watcher: Watcher, deposit: WatchEventLine) =>
+        watcher.events.slice(watcher.events.indexOf(deposit)).find(is('sweep'))
+      expect(
+        sent(b).map((line) => Date.parse(sweepOf(b, line)?.startedAt as string) < at(bLost)),
+      ).toEqual(sent(b).map(() => true))
       expect(sent(a2).every((line) => at(line) > at(a2Holds))).toBe(true)
       expect(sent(a).length).toBeGreaterThan(0)
       expect(sent(b).length).toBeGreaterThan(0)
