@@ -13,29 +13,7 @@
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Address } from 'viem'
-import { removeTempFolders } from '../harness/tempFolder.js'
-import { type Devnet, startDevnet } from '../src/devnet/startDevnet.js'
-import { parseUsdc } from '../src/index.js'
-import { measureBurst } from './burst.js'
-import { measureBuyer } from './buyer.js'
-import { measureColdStart } from './coldStart.js'
-import type { BenchContext } from './context.js'
-import { measureImportTime } from './importTime.js'
-import { measureLedger } from './ledger.js'
-import { measureManyInstances } from './manyInstances.js'
-import { measureMcpHttp } from './mcpHttp.js'
-import { measureMcpListing } from './mcpListing.js'
-import { measureNpxStart } from './npxStart.js'
-import { measurePaidRequestLatency } from './paidLatency.js'
-import { type BenchReport, buildReport, formatReport } from './report.js'
-import { measureRoundTrips } from './roundTrips.js'
-import { measureSchemeGas } from './schemeGas.js'
-import { measureSchemeLatency } from './schemeLatency.js'
-import { measureSdkCalls } from './sdkCalls.js'
-import { merchantVaultClient } from './seller.js'
-import { measureSweep } from './sweep.js'
-import { measureX402Gas } from './x402Gas.js'
+import { type BenchReport, formatReport } from './report.js'
 
 const options = process.argv.slice(2)
 const [flag, savedReport] = options
@@ -61,79 +39,11 @@ if (!existsSync(join(distDir, 'mcp/bin.js')) || !existsSync(join(distDir, 'index
   process.exit(2)
 }
 
-const smoke = options.includes('--smoke')
-const devnet = await startDevnet({ chain: 'base-sepolia', facilitator: true })
-try {
-  const ctx: BenchContext = {
-    devnet,
-    wallet: await prepareMerchant(devnet),
-    smoke,
-    distDir,
-    progress,
-  }
-  const roundTrips = await measureRoundTrips(ctx)
-  const sdk = await measureSdkCalls(ctx)
-  const coldStart = await measureColdStart(ctx)
-  const importTime = measureImportTime(ctx)
-  const mcpHttp = await measureMcpHttp(ctx, 'bearer')
-  const mcpHttpPublic = await measureMcpHttp(ctx, 'public')
-  const mcpListing = await measureMcpListing(ctx)
-  await revokeAllowance(devnet)
-  // First among the seller rows: it measures the buyer's Permit2 approval, after which the buyer pays
-  // as a regular one does (concurrently, in the burst).
-  const x402Gas = await measureX402Gas(ctx)
-  const measured = {
-    roundTrips,
-    sdk,
-    coldStart,
-    importTime,
-    mcpHttp,
-    mcpHttpPublic,
-    mcpListing,
-    x402Gas,
-    paidRequestLatency: await measurePaidRequestLatency(ctx),
-    // The buyer pays upto and batch-settlement through the Permit2 approval x402Gas left in place.
-    schemeGas: await measureSchemeGas(ctx),
-    schemeLatency: await measureSchemeLatency(ctx),
-    burst: await measureBurst(ctx),
-    sweep: await measureSweep(ctx),
-    manyInstances: await measureManyInstances(ctx),
-    npxStart: await measureNpxStart(ctx),
-    ledger: await measureLedger(ctx),
-    // Last: it deposits the buyer's USDC into the vault.
-    buyer: await measureBuyer(ctx),
-  }
-  const report = buildReport(measured, { chain: devnet.chain, chainId: devnet.chainId, smoke })
-  process.stdout.write(
-    options.includes('--json') ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report),
-  )
-  if (report.overBudget.length > 0) process.exitCode = 1
-} finally {
-  await devnet.stop()
-  // The addresses files given to the MCP servers and the merchant processes.
-  await removeTempFolders()
-}
-
-/**
- * Registers the merchant, deposits 500 USDC and approves the router for 100 more, so that every
- * read has a position to show and every plan takes its full path (with the allowance, a deposit plan
- * is that of a wallet that needs nothing before the deposit).
- */
-async function prepareMerchant(devnet: Devnet): Promise<Address> {
-  progress('preparing the merchant: register, deposit 500 USDC, approve 100 USDC')
-  const vault = merchantVaultClient(devnet)
-  await vault.ensureInitializedAndWait()
-  await vault.depositAndWait({ amount: parseUsdc('500') })
-  await vault.approveUsdcAndWait({ amount: parseUsdc('100') })
-  return devnet.accounts.merchant.address
-}
-
-/**
- * The MCP and SDK rows use the merchant's allowance (the deposit plan of a wallet that needs nothing
- * before the deposit); the seller rows run as a fresh merchant does, without one, so that every sweep
- * signs an EIP-2612 permit, as in production.
- */
-async function revokeAllowance(devnet: Devnet): Promise<void> {
-  progress('revoking the merchant’s allowance: the seller measurements run without one')
-  await merchantVaultClient(devnet).approveUsdcAndWait({ amount: 0n })
-}
+// The measurements load only now: a saved report (above) needs none of their modules.
+const { measureAll } = await import('./measureAll.js')
+await measureAll({
+  smoke: options.includes('--smoke'),
+  json: options.includes('--json'),
+  distDir,
+  progress,
+})
