@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Extractor, ExtractorConfig } from '@microsoft/api-extractor'
+import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor'
 import ts from 'typescript'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -54,8 +54,67 @@ let changed = 0
 let failed = 0
 /** Types a signature names that its own entry point does not export: `{ entry, name }`. */
 const forgotten = []
-for (const entry of entries) {
-  const config = ExtractorConfig.prepare({
+const configs = entries.map((entry) => ({ entry, config: extractorConfig(entry) }))
+// One TypeScript program for every entry point: each would otherwise load viem's and the other
+// packages' declarations again.
+const compilerState = CompilerState.create(configs[0].config, {
+  additionalEntryPoints: entries.map((entry) => entry.types),
+})
+for (const { entry, config } of configs) {
+  const result = Extractor.invoke(config, {
+    compilerState,
+    localBuild: update,
+    printApiReportDiff: !update,
+    messageCallback: (message) => {
+      // The "report changed" warning is summarised below, with what to do about it.
+      if (quiet.includes(message.messageId)) message.logLevel = 'none'
+      // A type from another entry point (`VaultClient` in `x402-vault/express`) is public there.
+      const name = /The symbol "([^"]+)"/.exec(message.text)?.[1]
+      if (message.messageId === 'ae-forgotten-export' && name) {
+        forgotten.push({ entry: entry.name, name, where: message.sourceFilePath })
+        message.logLevel = 'none'
+        message.handled = true
+      }
+    },
+  })
+  if (result.apiReportChanged) changed++
+  if (result.errorCount > 0) failed++
+}
+rmSync(tempFolder, { recursive: true, force: true })
+
+const exported = exportedNames(
+  compilerState.program,
+  entries.map((entry) => entry.types),
+)
+rmSync(declarationFolder, { recursive: true, force: true })
+for (const { entry, name, where } of forgotten) {
+  if (exported.has(name)) continue
+  console.error(
+    `api-report: ${entry} names the type ${name} (${relative(root, where ?? '')}), which no entry point exports.`,
+  )
+  failed++
+}
+
+if (failed > 0) {
+  console.error('api-report: the API report failed; see the errors above.')
+  process.exit(1)
+}
+if (changed > 0 && !update) {
+  console.error(
+    `api-report: the public API differs from the committed report in api/ (${changed} entry point(s)).\n` +
+      'If the change is intended, run `npm run api:update`, review the diff of api/ and commit it.',
+  )
+  process.exit(1)
+}
+console.log(
+  update
+    ? `api-report: wrote ${entries.length} reports to api/ (${changed} changed).`
+    : `api-report: ${entries.length} entry points match api/.`,
+)
+
+/** API Extractor's settings for one entry point: its report, the checks, the messages kept. */
+function extractorConfig(entry) {
+  return ExtractorConfig.prepare({
     configObjectFullPath: join(root, 'api/api-extractor.json'),
     packageJsonFullPath: join(root, 'package.json'),
     configObject: {
@@ -101,61 +160,13 @@ for (const entry of entries) {
       },
     },
   })
-  const result = Extractor.invoke(config, {
-    localBuild: update,
-    printApiReportDiff: !update,
-    messageCallback: (message) => {
-      // The "report changed" warning is summarised below, with what to do about it.
-      if (quiet.includes(message.messageId)) message.logLevel = 'none'
-      // A type from another entry point (`VaultClient` in `x402-vault/express`) is public there.
-      const name = /The symbol "([^"]+)"/.exec(message.text)?.[1]
-      if (message.messageId === 'ae-forgotten-export' && name) {
-        forgotten.push({ entry: entry.name, name, where: message.sourceFilePath })
-        message.logLevel = 'none'
-        message.handled = true
-      }
-    },
-  })
-  if (result.apiReportChanged) changed++
-  if (result.errorCount > 0) failed++
-}
-rmSync(tempFolder, { recursive: true, force: true })
-
-const exported = exportedNames(entries.map((entry) => entry.types))
-rmSync(declarationFolder, { recursive: true, force: true })
-for (const { entry, name, where } of forgotten) {
-  if (exported.has(name)) continue
-  console.error(
-    `api-report: ${entry} names the type ${name} (${relative(root, where ?? '')}), which no entry point exports.`,
-  )
-  failed++
 }
 
-if (failed > 0) {
-  console.error('api-report: the API report failed; see the errors above.')
-  process.exit(1)
-}
-if (changed > 0 && !update) {
-  console.error(
-    `api-report: the public API differs from the committed report in api/ (${changed} entry point(s)).\n` +
-      'If the change is intended, run `npm run api:update`, review the diff of api/ and commit it.',
-  )
-  process.exit(1)
-}
-console.log(
-  update
-    ? `api-report: wrote ${entries.length} reports to api/ (${changed} changed).`
-    : `api-report: ${entries.length} entry points match api/.`,
-)
-
-/** The names the entry points' built types export, all together. */
-function exportedNames(files) {
-  const program = ts.createProgram(files, {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    skipLibCheck: true,
-    noEmit: true,
-  })
+/**
+ * The names the entry points' declarations export, all together, read from the program the reports
+ * were made from (it holds every entry point).
+ */
+function exportedNames(program, files) {
   const checker = program.getTypeChecker()
   const names = new Set()
   for (const file of files) {
