@@ -6,7 +6,7 @@
  * losing sweep ends as a retryable problem or a no-op, and a later sweep picks up what arrives next.
  * Then under load: rounds of 20 concurrent sales split over both, every sale sweeping at once.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFailed } from 'vitest'
 import type { CountingProxy } from '../../harness/countingProxy.js'
 import {
   depositedIn,
@@ -128,12 +128,23 @@ describe('two merchant shops with one key', () => {
       const shops = [startMerchant(start), startMerchant(start)]
       const rounds = 4
       const salesPerShop = 10
+      // This test has timed out twice in full runs (stuck in the manual sweeps, all 80 sales paid):
+      // a timeout says nothing of where, so the step, what each shop last reported and what the RPC
+      // proxy last saw are printed.
+      let stage = 'starting the shops'
+      onTestFailed(() => {
+        const shopsTail = shops.map((shop) => shop.events.slice(-4).map((event) => event.type))
+        console.error(
+          `twoProcesses under load failed at "${stage}": the shops' last events ${JSON.stringify(shopsTail)}; the RPC proxy saw ${rpc.calls.length} calls and forwarded answers to ${rpc.answered.length}, the last ${JSON.stringify(rpc.calls.slice(-8).map((call) => call.method))}`,
+        )
+      })
       try {
         const urls = await Promise.all(
           shops.map(async (shop) => `http://127.0.0.1:${(await shop.next('ready')).port}/paid`),
         )
         const pay = buyerFetch(devnet)
         for (let round = 0; round < rounds; round++) {
+          stage = `round ${round + 1} of the sales`
           const responses = await Promise.all(
             urls.flatMap((url) => Array.from({ length: salesPerShop }, () => pay(url))),
           )
@@ -143,9 +154,11 @@ describe('two merchant shops with one key', () => {
         }
         const received = parseUsdc(String(rounds * 2 * salesPerShop))
 
+        stage = 'the manual sweeps'
         await sweepUntilIdle(shops)
-
+        stage = 'closing the shops'
         expect(await Promise.all(shops.map((shop) => shop.close()))).toEqual([0, 0])
+        stage = 'checking the chain'
         const receipts = await receiptsFrom(devnet, merchant, firstBlock)
         expect(receipts.filter((receipt) => receipt.status !== 'success')).toEqual([])
         const deposited = depositedIn(devnet, receipts, merchant)
