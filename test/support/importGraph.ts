@@ -167,18 +167,6 @@ function runtimeReach(
  * @returns `[text, line]` pairs.
  */
 export function codeTokens(file: string): [string, number][] {
-  let tokens = tokensByFile.get(file)
-  if (!tokens) {
-    tokens = readCodeTokens(file)
-    tokensByFile.set(file, tokens)
-  }
-  return tokens
-}
-
-/** The files do not change during a run, and a test asks about the same fixtures for each test file. */
-const tokensByFile = new Map<string, [string, number][]>()
-
-function readCodeTokens(file: string): [string, number][] {
   const source = ts.createSourceFile(
     file,
     ts.sys.readFile(file) ?? '',
