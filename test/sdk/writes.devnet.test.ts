@@ -11,6 +11,7 @@ import {
   createPublicClient,
   createWalletClient,
   type Hash,
+  type Hex,
   http,
   isAddressEqual,
   parseSignature,
@@ -19,6 +20,7 @@ import {
 } from 'viem'
 import { nonceManager, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
+import { gate, transferToMerchant } from '../../harness/merchant.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
   createVaultClient,
@@ -57,16 +59,20 @@ function merchantVault(
     onRead?: (body: JsonRpcBody) => Promise<void>
     /** Runs when a read's answer has arrived. */
     onReadAnswered?: (body: JsonRpcBody) => void
+    /** Answers a read in the node's place, when it returns a body. */
+    answerRead?: (body: JsonRpcBody & { id?: number }) => object | undefined
   } = {},
 ) {
   const hooked = (
     hook: ((body: JsonRpcBody) => Promise<void>) | undefined,
     answered?: (body: JsonRpcBody) => void,
+    answer?: (body: JsonRpcBody & { id?: number }) => object | undefined,
   ) => ({
     fetchFn: async (input: RequestInfo | URL, init?: RequestInit) => {
       const body = JSON.parse(String(init?.body)) as JsonRpcBody
       await hook?.(body)
-      const response = await fetch(input, init)
+      const instead = answer?.(body)
+      const response = instead ? Response.json(instead) : await fetch(input, init)
       answered?.(body)
       return response
     },
@@ -76,7 +82,10 @@ function merchantVault(
     publicClient: createPublicClient({
       chain: devnet.viemChain,
       pollingInterval: 50,
-      transport: vaultHttp(devnet.rpcUrl, hooked(options.onRead, options.onReadAnswered)),
+      transport: vaultHttp(
+        devnet.rpcUrl,
+        hooked(options.onRead, options.onReadAnswered, options.answerRead),
+      ),
     }),
     walletClient: createWalletClient({
       account,
@@ -248,6 +257,146 @@ describe('another process with the same key', () => {
     expect(await merchantNonce()).toBe(nonceBefore + 1)
   })
 })
+
+describe('another process replaces a sent transaction in the pool', () => {
+  /** A full block fetch: what viem's receipt wait scans for a replacement. */
+  const isBlockScan = ({ method, params }: JsonRpcBody) =>
+    method === 'eth_getBlockByNumber' && params?.[1] === true
+
+  /**
+   * Sends a 10 USDC deposit with the devnet not mining, lets its receipt wait poll twice while it is
+   * pending, then has the other process replace it (`replace` makes the replacement from the pending
+   * deposit) and mines the replacement and two more blocks, and lets the wait poll twice more, while
+   * every block scan of the wait is held. viem's own wait handled only the last of the blocks that came during a scan, missed the
+   * replacement, and held the account until its timeout (180 s by default).
+   */
+  async function replaceInPool(
+    replace: (pending: PendingTransaction) => Promise<Hash>,
+    options: { withoutSlotLookup?: boolean } = {},
+  ) {
+    await transferToMerchant(devnet, parseUsdc('10'))
+    const scans = gate()
+    let sent = false
+    let receiptPolls = 0
+    let polledPending: () => void = () => {}
+    const polled = new Promise<void>((resolve) => {
+      polledPending = resolve
+    })
+    let mined = false
+    let answeredSinceMined = 0
+    let polledMined: () => void = () => {}
+    const polledAfterMining = new Promise<void>((resolve) => {
+      polledMined = resolve
+    })
+    const vault = merchantVault({
+      onSend: async ({ method }) => {
+        if (method === 'eth_sendRawTransaction') sent = true
+      },
+      onRead: async (body) => {
+        if (isBlockScan(body)) await scans.opened
+      },
+      // The second receipt poll: viem's wait had then looked the deposit up and seen it pending.
+      onReadAnswered: ({ method }) => {
+        if (sent && method === 'eth_getTransactionReceipt' && ++receiptPolls === 2) polledPending()
+        if (mined && ++answeredSinceMined === 2) polledMined()
+      },
+      answerRead: ({ method, id }) =>
+        options.withoutSlotLookup && method === 'eth_getTransactionBySenderAndNonce'
+          ? { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }
+          : undefined,
+    })
+    await t.testClient.setAutomine(false)
+    try {
+      const result = vault.depositAndWait({ amount: parseUsdc('10'), timeout: 30_000 })
+      result.catch(() => {})
+      await polled
+      const pending = await pendingFromMerchant()
+      const replacement = await replace(pending)
+      await t.testClient.mine({ blocks: 3 })
+      mined = true
+      // The wait polls on (viem's learns of the three blocks) while its block scan is held.
+      await polledAfterMining
+      scans.open()
+      return { result, pending, replacement }
+    } finally {
+      scans.open()
+      await t.testClient.setAutomine(true)
+    }
+  }
+
+  it('by another write: NONCE_CONFLICT names the replacement, found at once, not at the timeout', async () => {
+    const started = Date.now()
+    const { result, pending, replacement } = await replaceInPool((pending) =>
+      otherProcess().writeContract({
+        address: devnet.addresses.usdc,
+        abi: usdcAbi,
+        functionName: 'transfer',
+        args: [t.buyer.address, 1n],
+        ...higherFees(pending),
+      }),
+    )
+    const error = await expectVaultError(result, 'NONCE_CONFLICT')
+    expect(error.details).toEqual({ txHash: pending.hash, replacedBy: replacement })
+    expect(error.retryable).toBe(true)
+    expect((await t.publicClient.getTransactionReceipt({ hash: replacement })).status).toBe(
+      'success',
+    )
+    // The deposit's timeout is 30 s; the replacement is found within the polls after its block.
+    expect(Date.now() - started).toBeLessThan(30_000)
+  })
+
+  it('by the same call with a higher fee (a fee bump): the deposit is the replacement, reported with its hash', async () => {
+    const { result, replacement } = await replaceInPool((pending) =>
+      otherProcess().sendTransaction({
+        to: pending.to,
+        data: pending.input,
+        ...higherFees(pending),
+      }),
+    )
+    const deposit = await result
+    expect(deposit.txHash).toBe(replacement)
+    expect(deposit.usdcAmount).toBe(parseUsdc('10'))
+  })
+
+  it('on a node without eth_getTransactionBySenderAndNonce: the block where the nonce was used is found', async () => {
+    const { result, pending, replacement } = await replaceInPool(
+      (pending) =>
+        otherProcess().sendTransaction({ to: t.buyer.address, value: 1n, ...higherFees(pending) }),
+      { withoutSlotLookup: true },
+    )
+    const error = await expectVaultError(result, 'NONCE_CONFLICT')
+    expect(error.details).toEqual({ txHash: pending.hash, replacedBy: replacement })
+  })
+})
+
+type PendingTransaction = {
+  hash: Hash
+  gas: bigint
+  to: Address
+  input: Hex
+  nonce: number
+  maxFeePerGas: bigint
+}
+
+/** The merchant's transaction in the pending block. */
+async function pendingFromMerchant(): Promise<PendingTransaction> {
+  const pool = await t.publicClient.getBlock({ blockTag: 'pending', includeTransactions: true })
+  const ours = pool.transactions.find((tx) => isAddressEqual(tx.from, t.merchant.address))
+  if (!ours?.to || ours.maxFeePerGas === undefined) throw new Error('no pending transaction')
+  const { hash, gas, to, input, nonce, maxFeePerGas } = ours
+  return { hash, gas, to, input, nonce, maxFeePerGas }
+}
+
+/** The pending transaction's nonce and gas with twice its fees: the node replaces it in the pool. */
+function higherFees(pending: PendingTransaction) {
+  return {
+    nonce: pending.nonce,
+    // Estimated on the pending state the deposit's USDC is already gone: the deposit's gas serves.
+    gas: pending.gas,
+    maxFeePerGas: pending.maxFeePerGas * 2n,
+    maxPriorityFeePerGas: pending.maxFeePerGas * 2n,
+  }
+}
 
 describe('the nonce is read no later than the state a write was decided on', () => {
   it('another process spends the USDC after the gas estimate, before the nonce read: NONCE_CONFLICT, nothing mined reverted', async () => {

@@ -29,7 +29,8 @@ import {
   type VaultChainName,
   vaultHttp,
 } from '../../src/index.js'
-import { type SentTransaction, withGasMargin } from '../../src/sdk/internal/write.js'
+import type { SentTransaction } from '../../src/sdk/internal/waitForNonceSlot.js'
+import { withGasMargin } from '../../src/sdk/internal/write.js'
 import { nodeHttpFetch } from '../../src/sdk/shared.js'
 
 /** Everything a devnet test needs: counted clients for the merchant, a read-only client, knobs. */

@@ -4,7 +4,8 @@ import { usdcAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
 import { guard } from '../internal/read.js'
 import { resolveAccount, validateUint256, validateWallet } from '../internal/validate.js'
-import { type SentTransaction, sendRequest, waitForSuccess } from '../internal/write.js'
+import type { SentTransaction } from '../internal/waitForNonceSlot.js'
+import { sendRequest, waitForSuccess } from '../internal/write.js'
 import {
   assertSlotFor,
   runExclusive,

@@ -20,11 +20,11 @@ import {
   validateUint256,
   validateWallet,
 } from '../internal/validate.js'
+import type { SentTransaction } from '../internal/waitForNonceSlot.js'
 import {
   type PreparedWrite,
   prepareWrite,
   requireRouterEvent,
-  type SentTransaction,
   sendPrepared,
   sendRequest,
   waitForSuccess,

@@ -4,12 +4,8 @@ import { routerAbi } from '../abis/index.js'
 import type { VaultContext } from '../context.js'
 import { guard } from '../internal/read.js'
 import { resolveAccount } from '../internal/validate.js'
-import {
-  findRouterEvent,
-  type SentTransaction,
-  sendRequest,
-  waitForSuccess,
-} from '../internal/write.js'
+import type { SentTransaction } from '../internal/waitForNonceSlot.js'
+import { findRouterEvent, sendRequest, waitForSuccess } from '../internal/write.js'
 import {
   assertSlotFor,
   runExclusive,

@@ -10,13 +10,9 @@ import {
   validateUint256,
   validateWallet,
 } from '../internal/validate.js'
+import type { SentTransaction } from '../internal/waitForNonceSlot.js'
 import { parseWithdrawTarget, quoteWithdraw } from '../internal/withdrawPreflight.js'
-import {
-  requireRouterEvent,
-  type SentTransaction,
-  sendRequest,
-  waitForSuccess,
-} from '../internal/write.js'
+import { requireRouterEvent, sendRequest, waitForSuccess } from '../internal/write.js'
 import {
   assertSlotFor,
   runExclusive,

@@ -1,7 +1,9 @@
 import {
+  type Abi,
   type Account,
   type Address,
   decodeFunctionData,
+  encodeFunctionData,
   type Hash,
   type Hex,
   isAddressEqual,
@@ -13,7 +15,6 @@ import {
   estimateContractGas,
   getTransaction,
   getTransactionCount,
-  waitForTransactionReceipt,
   writeContract,
 } from 'viem/actions'
 import { routerAbi } from '../abis/index.js'
@@ -28,7 +29,7 @@ import { findCause } from '../errors/find.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import type { WaitOptions } from '../transactions.js'
 import { type DecodeContext, guard } from './read.js'
-import { sleep } from './sleep.js'
+import { type SentTransaction, waitForNonceSlot } from './waitForNonceSlot.js'
 
 /** Gas headroom over the estimate, in percent of it… */
 export const GAS_MARGIN_PERCENT = 30n
@@ -47,9 +48,6 @@ export function withGasMargin(estimate: bigint): bigint {
   const percent = (estimate * GAS_MARGIN_PERCENT) / 100n
   return estimate + (percent > GAS_MARGIN_MIN ? percent : GAS_MARGIN_MIN)
 }
-
-/** A transaction the node accepted: its hash, and the sender and nonce that identify its slot. */
-export type SentTransaction = { hash: Hash; from: Address; nonce: number }
 
 /** A simulated request with its gas limit and nonce, ready to send. */
 export type PreparedWrite = {
@@ -122,7 +120,7 @@ export async function sendPrepared(
       nonce: prepared.nonce,
       chain: walletClient.chain ?? ctx.viemChain,
     } as never)
-    return { hash, from: address, nonce: prepared.nonce }
+    return { hash, from: address, nonce: prepared.nonce, call: callOf(prepared.params) }
   } catch (error) {
     const converted = toVaultError(error, { ...ctx, action })
     if (!sendMayHaveLanded(converted, error)) throw converted
@@ -135,6 +133,18 @@ export async function sendPrepared(
       },
     )
   }
+}
+
+/** The contract a simulated request calls and its calldata (a fee bump of it makes the same call). */
+function callOf(params: Record<string, unknown>): SentTransaction['call'] {
+  const { address, abi, functionName, args } = params as {
+    address?: Address
+    abi?: Abi
+    functionName?: string
+    args?: readonly unknown[]
+  }
+  if (!address || !abi || !functionName) return undefined
+  return { to: address, input: encodeFunctionData({ abi, functionName, args } as never) }
 }
 
 /** An RPC failure after which a sent transaction may still have reached the node. */
@@ -165,22 +175,16 @@ export async function sendRequest(
   return sendPrepared(ctx, walletClient, prepared, action)
 }
 
-/** How long a receipt wait lasts when the caller gives no `timeout`: viem's own default. */
-const defaultReceiptTimeoutMs = 180_000
-
-/** What a node answers for a transaction it has not indexed yet: the wait polls on through it. */
-const notFoundYet = new Set(['RECEIPT_NOT_FOUND', 'TRANSACTION_NOT_FOUND'])
-
 /**
  * Waits for a sent transaction's receipt and checks its status.
  *
- * The sender and nonce let viem find a transaction that took the nonce slot even when ours was
- * replaced before the wait first saw it. A replacement with the same call (a wallet's speed-up) is
- * the same write: its receipt is returned, and its hash is `receipt.transactionHash`. Any other
- * replacement was sent by another sender with the same key: `NONCE_CONFLICT`, because reporting its
- * receipt as ours would count someone else's write. A receipt the node does not have yet (a node
- * behind a load balancer may answer `null` for a while) is polled for until `options.timeout` (default
- * 180 s, as viem's), then `RECEIPT_TIMEOUT`.
+ * The wait ({@link waitForNonceSlot}) ends when a transaction is mined in the sent one's nonce slot,
+ * also one that replaced ours before the wait first looked. A replacement with the same call (a
+ * wallet's fee bump) is the same write: its receipt is returned, and its hash is
+ * `receipt.transactionHash`. Any other replacement was sent by another sender with the same key:
+ * `NONCE_CONFLICT`, because reporting its receipt as ours would count someone else's write. A receipt
+ * the node does not have yet is polled for until `options.timeout` (default 180 s, as viem's), then
+ * `RECEIPT_TIMEOUT`.
  */
 export async function waitForSuccess(
   ctx: VaultContext,
@@ -189,48 +193,13 @@ export async function waitForSuccess(
   options: WaitOptions = {},
 ): Promise<TransactionReceipt> {
   const { hash } = sent
-  let receipt: TransactionReceipt | undefined
-  let replacedBy: { hash: Hash; repriced: boolean } | undefined
-  const deadline = Date.now() + (options.timeout ?? defaultReceiptTimeoutMs)
-  while (receipt === undefined) {
-    try {
-      receipt = await waitForTransactionReceipt(ctx.publicClient, {
-        hash,
-        replacement: { from: sent.from, nonce: sent.nonce },
-        onReplaced: ({ reason, transaction }) => {
-          replacedBy = { hash: transaction.hash, repriced: reason === 'repriced' }
-        },
-        ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }),
-        timeout: Math.max(1, deadline - Date.now()),
-      })
-    } catch (error) {
-      const converted = toVaultError(error, {
-        addresses: ctx.addresses,
-        action: `${action} (waiting for the receipt)`,
-      })
-      // A node behind a load balancer may not have the receipt (or the transaction) yet. viem's wait
-      // polls on through that, but it recognises the "not found" by class, and the package bundles
-      // its own viem: over a caller's client, whose viem throws another class, it gives up at the
-      // first poll. So the wait polls on here, until its deadline.
-      if (notFoundYet.has(converted.code) && Date.now() < deadline) {
-        await sleep(Math.min(ctx.publicClient.pollingInterval, Math.max(0, deadline - Date.now())))
-        continue
-      }
-      if (converted.code === 'RECEIPT_TIMEOUT' || notFoundYet.has(converted.code)) {
-        throw new VaultTransactionError(
-          `${action}: no receipt for ${hash} arrived in time; it may still be mined. Check it before sending again.`,
-          { code: 'RECEIPT_TIMEOUT', details: { txHash: hash }, cause: error },
-        )
-      }
-      throw converted
-    }
-  }
-  if (replacedBy && !replacedBy.repriced) {
+  const { receipt, replacement } = await waitForNonceSlot(ctx, sent, action, options)
+  if (replacement && !replacement.repriced) {
     throw new VaultTransactionError(
-      `${action}: transaction ${hash} was replaced by ${replacedBy.hash}, sent with the same nonce by another sender (another process with the same key?). Read the state again before sending anything else.`,
+      `${action}: transaction ${hash} was replaced by ${replacement.hash}, sent with the same nonce by another sender (another process with the same key?). Read the state again before sending anything else.`,
       {
         code: 'NONCE_CONFLICT',
-        details: { txHash: hash, replacedBy: replacedBy.hash },
+        details: { txHash: hash, replacedBy: replacement.hash },
         retryable: true,
       },
     )

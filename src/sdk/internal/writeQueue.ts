@@ -1,8 +1,7 @@
 import type { Account, Address, Hash } from 'viem'
-import { waitForTransactionReceipt } from 'viem/actions'
 import type { VaultContext } from '../context.js'
 import { resolveAccount } from './validate.js'
-import type { SentTransaction } from './write.js'
+import { type SentTransaction, waitForNonceSlot } from './waitForNonceSlot.js'
 
 /**
  * The per-account write queue.
@@ -124,8 +123,8 @@ export function runAlone<T>(
 /**
  * Runs a write that returns its transaction hash at once (`deposit`, not `depositAndWait`) in the
  * account's slot, and keeps the account held until that transaction's receipt (or until waiting for
- * it fails), so the next write sees its effects. The sender and nonce let the wait end when another
- * transaction took the nonce slot, even one viem never saw ours before (see `waitForSuccess`).
+ * it fails), so the next write sees its effects. The wait ends when any transaction is mined in the
+ * sent one's nonce slot, ours or another sender's (see `waitForNonceSlot`).
  *
  * @returns The hash, as soon as the transaction is sent.
  */
@@ -135,11 +134,9 @@ export function sendExclusive(
   send: (slot: WriteSlot) => Promise<SentTransaction>,
 ): Promise<Hash> {
   return runExclusive(ctx, account, async (slot) => {
-    const { hash, from, nonce } = await send(slot)
-    slot.holdUntil(
-      waitForTransactionReceipt(ctx.publicClient, { hash, replacement: { from, nonce } }),
-    )
-    return hash
+    const sent = await send(slot)
+    slot.holdUntil(waitForNonceSlot(ctx, sent, 'Holding the account'))
+    return sent.hash
   })
 }
 

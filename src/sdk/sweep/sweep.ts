@@ -14,6 +14,7 @@ import {
 } from '../internal/depositPreflight.js'
 import { tvlHeadroom } from '../internal/shareMath.js'
 import { validateUsdcOption, validateWallet } from '../internal/validate.js'
+import { isHashEqual } from '../internal/waitForNonceSlot.js'
 import { runExclusive, type WriteSlot } from '../internal/writeQueue.js'
 import type { WaitOptions } from '../transactions.js'
 import { decideSweep, type NoIdleDepositReason, type SweepDecision } from './decideSweep.js'
@@ -144,8 +145,6 @@ export type SweepInOptions = {
   wait?: WaitOptions | undefined
   beforeSend?: (() => void | Promise<void>) | undefined
 }
-
-const isHashEqual = (a: Hash, b: Hash) => a.toLowerCase() === b.toLowerCase()
 
 /**
  * One sweep, for a caller that holds the sending account's write slot: read → decide → deposit →
