@@ -19,7 +19,7 @@ import {
   toFunctionSelector,
 } from 'viem'
 import { nonceManager, privateKeyToAccount } from 'viem/accounts'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFailed } from 'vitest'
 import { gate, transferToMerchant } from '../../harness/merchant.js'
 import type { Devnet } from '../../src/devnet/startDevnet.js'
 import {
@@ -189,14 +189,29 @@ describe('another process with the same key', () => {
     'takes the nonce between estimate and send: NONCE_CONFLICT, nothing sent, retry works (nonceManager %s)',
     async (withNonceManager) => {
       let injected: Hash | undefined
+      // Where the test was when it failed (it timed out once in a full run: see onTestFailed).
+      let stage = 'depositing'
+      onTestFailed(async () => {
+        const [latest, pending, pool] = await Promise.all([
+          t.publicClient.getTransactionCount({ address: t.merchant.address, blockTag: 'latest' }),
+          t.publicClient.getTransactionCount({ address: t.merchant.address, blockTag: 'pending' }),
+          t.testClient.request({ method: 'txpool_content' } as never),
+        ])
+        console.error(
+          `"takes the nonce" failed at "${stage}"; the other transaction ${injected}; the merchant's nonce ${latest} (pending ${pending}); the pool ${JSON.stringify(pool).slice(0, 2000)}`,
+        )
+      })
       const vault = merchantVault({
         account: privateKeyToAccount(devnet.accounts.merchant.privateKey, {
           ...(withNonceManager ? { nonceManager } : {}),
         }),
         onSend: async ({ method }) => {
           if (method !== 'eth_sendRawTransaction' || injected) return
+          stage = 'the other process sends'
           injected = await otherProcess().sendTransaction({ to: t.buyer.address, value: 1n })
+          stage = 'waiting for the other transaction'
           await t.publicClient.waitForTransactionReceipt({ hash: injected })
+          stage = 'our send goes on'
         },
       })
       const nonceBefore = await merchantNonce()
@@ -212,6 +227,7 @@ describe('another process with the same key', () => {
       expect(await merchantNonce()).toBe(nonceBefore + 1)
       expect(await t.readOnly.getShareBalance({ wallet: t.merchant.address })).toBe(0n)
 
+      stage = 'the retry'
       const retried = await vault.depositAndWait({ amount: parseUsdc('10') })
       expect(retried.sharesMinted).toBeGreaterThan(0n)
     },
