@@ -73,8 +73,6 @@ export async function waitForNonceSlot(
   const deadline = Date.now() + (options.timeout ?? defaultReceiptTimeoutMs)
   const confirmations = BigInt(Math.max(1, options.confirmations ?? 1))
   const client = ctx.publicClient
-  const failure = (error: unknown) =>
-    toVaultError(error, { addresses: ctx.addresses, action: `${action} (waiting for the receipt)` })
   // The transaction mined in our slot, once a count past our nonce showed one was.
   let holder: Transaction | undefined
   for (;;) {
@@ -98,7 +96,10 @@ export async function waitForNonceSlot(
         }
       }
     } catch (error) {
-      throw failure(error)
+      throw toVaultError(error, {
+        addresses: ctx.addresses,
+        action: `${action} (waiting for the receipt)`,
+      })
     }
     const left = deadline - Date.now()
     if (left <= 0) {
