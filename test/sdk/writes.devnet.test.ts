@@ -283,8 +283,8 @@ describe('another process replaces a sent transaction in the pool', () => {
    * Sends a 10 USDC deposit with the devnet not mining, lets its receipt wait poll twice while it is
    * pending, then has the other process replace it (`replace` makes the replacement from the pending
    * deposit) and mines the replacement and two more blocks, and lets the wait poll twice more, while
-   * every block scan of the wait is held. viem's own wait handled only the last of the blocks that came during a scan, missed the
-   * replacement, and held the account until its timeout (180 s by default).
+   * every block scan of the wait is held. viem's own wait handled only the last of the blocks that came
+   * during a scan, missed the replacement, and held the account until its timeout (180 s by default).
    */
   async function replaceInPool(
     replace: (pending: PendingTransaction) => Promise<Hash>,
@@ -294,16 +294,10 @@ describe('another process replaces a sent transaction in the pool', () => {
     const scans = gate()
     let sent = false
     let receiptPolls = 0
-    let polledPending: () => void = () => {}
-    const polled = new Promise<void>((resolve) => {
-      polledPending = resolve
-    })
+    const polledPending = gate()
     let mined = false
     let answeredSinceMined = 0
-    let polledMined: () => void = () => {}
-    const polledAfterMining = new Promise<void>((resolve) => {
-      polledMined = resolve
-    })
+    const polledAfterMining = gate()
     const vault = merchantVault({
       onSend: async ({ method }) => {
         if (method === 'eth_sendRawTransaction') sent = true
@@ -313,8 +307,10 @@ describe('another process replaces a sent transaction in the pool', () => {
       },
       // The second receipt poll: viem's wait had then looked the deposit up and seen it pending.
       onReadAnswered: ({ method }) => {
-        if (sent && method === 'eth_getTransactionReceipt' && ++receiptPolls === 2) polledPending()
-        if (mined && ++answeredSinceMined === 2) polledMined()
+        if (sent && method === 'eth_getTransactionReceipt' && ++receiptPolls === 2) {
+          polledPending.open()
+        }
+        if (mined && ++answeredSinceMined === 2) polledAfterMining.open()
       },
       answerRead: ({ method, id }) =>
         options.withoutSlotLookup && method === 'eth_getTransactionBySenderAndNonce'
@@ -325,13 +321,13 @@ describe('another process replaces a sent transaction in the pool', () => {
     try {
       const result = vault.depositAndWait({ amount: parseUsdc('10'), timeout: 30_000 })
       result.catch(() => {})
-      await polled
+      await polledPending.opened
       const pending = await pendingFromMerchant()
       const replacement = await replace(pending)
       await t.testClient.mine({ blocks: 3 })
       mined = true
       // The wait polls on (viem's learns of the three blocks) while its block scan is held.
-      await polledAfterMining
+      await polledAfterMining.opened
       scans.open()
       return { result, pending, replacement }
     } finally {

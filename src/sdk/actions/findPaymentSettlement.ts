@@ -6,16 +6,16 @@ import {
   parseEventLogs,
   type TransactionReceipt,
 } from 'viem'
-import { getBlockNumber, getTransaction, getTransactionReceipt } from 'viem/actions'
+import { getBlockNumber, getTransaction } from 'viem/actions'
 import { usdcAbi } from '../abis/usdc.js'
 import { x402ExactPermit2ProxyAbi } from '../abis/x402.js'
 import { x402ExactPermit2ProxyAddress } from '../chains.js'
 import type { VaultContext } from '../context.js'
 import { VaultValidationError } from '../errors/classes.js'
-import { findError } from '../errors/find.js'
 import { toVaultError } from '../errors/toVaultError.js'
 import { guard } from '../internal/read.js'
 import { sleep } from '../internal/sleep.js'
+import { receiptIfMined } from '../internal/waitForNonceSlot.js'
 import { DEFAULT_LOG_SPAN, getLogsInRanges } from '../logRanges.js'
 import {
   type PaymentAuthorization,
@@ -188,19 +188,13 @@ async function receiptOf(
 ): Promise<TransactionReceipt | undefined> {
   const deadline = Date.now() + timeout
   for (;;) {
-    try {
-      return await getTransactionReceipt(ctx.publicClient, { hash })
-    } catch (error) {
-      const notMined = findError(
-        error,
-        'TransactionReceiptNotFoundError',
-        'TransactionNotFoundError',
-      )
-      if (!notMined) throw toVaultError(error, { addresses: ctx.addresses, action })
-      const left = deadline - Date.now()
-      if (left <= 0) return undefined
-      await sleep(Math.min(ctx.publicClient.pollingInterval, left))
-    }
+    const receipt = await receiptIfMined(ctx, hash).catch((error: unknown) => {
+      throw toVaultError(error, { addresses: ctx.addresses, action })
+    })
+    if (receipt) return receipt
+    const left = deadline - Date.now()
+    if (left <= 0) return undefined
+    await sleep(Math.min(ctx.publicClient.pollingInterval, left))
   }
 }
 

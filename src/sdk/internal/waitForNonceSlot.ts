@@ -40,7 +40,7 @@ export type NonceSlotOutcome = {
 }
 
 /** How long a receipt wait lasts when the caller gives no `timeout`: viem's default. */
-export const defaultReceiptTimeoutMs = 180_000
+const defaultReceiptTimeoutMs = 180_000
 
 /**
  * Waits until a sent transaction's nonce slot holds a mined transaction, and returns its receipt:
@@ -78,7 +78,7 @@ export async function waitForNonceSlot(
   for (;;) {
     try {
       const hash = holder?.hash ?? sent.hash
-      const receipt = await receiptOf(ctx, hash)
+      const receipt = await receiptIfMined(ctx, hash)
       if (receipt) {
         const latest =
           confirmations > 1n ? await getBlockNumber(client, { cacheTime: 0 }) : receipt.blockNumber
@@ -112,8 +112,19 @@ export async function waitForNonceSlot(
   }
 }
 
-/** The receipt, or `undefined` while the node has none (by class name: a caller's viem has its own). */
-async function receiptOf(ctx: VaultContext, hash: Hash): Promise<TransactionReceipt | undefined> {
+/**
+ * A transaction's receipt, or `undefined` while the node has none. "Not found" is recognised by class
+ * name: over a caller's client, its own viem throws classes other than the package's bundled one.
+ *
+ * @param ctx - The vault client.
+ * @param hash - The transaction.
+ * @returns The receipt, or `undefined` when it is not mined (or not indexed yet).
+ * @throws Any other RPC failure, as the client threw it.
+ */
+export async function receiptIfMined(
+  ctx: VaultContext,
+  hash: Hash,
+): Promise<TransactionReceipt | undefined> {
   try {
     return await getTransactionReceipt(ctx.publicClient, { hash })
   } catch (error) {
