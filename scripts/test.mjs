@@ -1,17 +1,17 @@
 #!/usr/bin/env node
-// What `npm test` runs after the linter: the build, then the tests beside the type check and the
-// API report.
+// What `npm test` runs: the linter, the build, the tests, the type check and the API report.
 //
 //   node scripts/test.mjs
 //
-// The tests run the built code, not its types. So the code is built first (about 10 s), and the
-// vitest run starts at once; beside it, at a lower CPU priority so that the tests' own timing is
-// not the one that waits, run `tsc` (the one type check of everything, about 20 s of a core)
-// and the API report (which emits its declarations unchecked). The library's bundled types
-// (`dist/**/*.d.ts`) are not built: that is a second type check of the sources, for the package only
-// (`npm run build`, and the package tests, which build it first). The checks' output is held back and
-// printed whole when each ends, so that no two logs interleave; vitest's streams as it runs. Exits
-// non-zero when any step fails.
+// The tests run the built code, not its types. So the code is built first (about 10 s, mostly one
+// core: the rest of it waits on esbuild), and the vitest run starts when it is built. Everything else
+// starts at once, beside the build: Biome (about 2 s), and, at a lower CPU priority so that the build
+// and the tests are not the ones that wait, `tsc` (the one type check of everything, about 30 s of a
+// core) and the API report (which emits its declarations unchecked). Neither reads the build. The
+// library's bundled types (`dist/**/*.d.ts`) are not built: that is a second type check of the
+// sources, for the package only (`npm run build`, and the package tests, which build it first). Each
+// step's output is held back and printed whole when it ends, so that no two logs interleave;
+// vitest's streams as it runs. Exits non-zero when any step fails.
 import { spawn } from 'node:child_process'
 import { setPriority } from 'node:os'
 import { join } from 'node:path'
@@ -94,7 +94,13 @@ const apiCheck = {
   nice: checksNice,
 }
 
-const results = (await run(buildCode))
-  ? await Promise.all([run(tests), run(typecheck), run(apiCheck)])
-  : [false]
+const lint = {
+  label: 'lint',
+  command: bin('biome'),
+  args: ['check', '--error-on-warnings', '.'],
+}
+
+const checks = [run(lint), run(typecheck), run(apiCheck)]
+const built = await run(buildCode)
+const results = await Promise.all([...checks, built ? run(tests) : false])
 process.exitCode = results.every(Boolean) ? 0 : 1

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeAddressesFile } from '../harness/addressesFile.js'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.js'
 import { docSnippets } from './support/docSnippets.js'
+import { tsxAsInstalled } from './support/tsxAsInstalled.js'
 
 const root = join(import.meta.dirname, '..')
 const tsx = join(root, 'node_modules/.bin/tsx')
@@ -40,9 +41,8 @@ describe('the README and the guides', () => {
     }
     folder = await mkdtemp(join(root, '.readme-snippets-'))
     // The repository's tsconfig maps `x402-vault` to src/ (for the examples); a reader's app has no
-    // such mapping, so tsx runs the snippets with a tsconfig of their own, against dist/.
-    await writeFile(join(folder, 'tsconfig.json'), '{}')
-    env.TSX_TSCONFIG_PATH = join(folder, 'tsconfig.json')
+    // such mapping, so tsx runs the snippets against dist/.
+    Object.assign(env, await tsxAsInstalled())
   })
   async function writeSnippet(index: number, code: string): Promise<string> {
     const file = join(folder, `snippet-${index}.ts`)

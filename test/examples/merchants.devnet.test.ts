@@ -8,14 +8,21 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { writeAddressesFile } from '../../harness/addressesFile.js'
 import { buyerFetch, paymentResponseOf } from '../../harness/merchantApps.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
+import { tsxAsInstalled } from '../support/tsxAsInstalled.js'
 import { spawnWatched, type WatchedProcess } from '../support/watchedProcess.js'
 
 const root = join(import.meta.dirname, '../..')
 const tsx = join(root, 'node_modules/.bin/tsx')
 
-/** Spawns `examples/<file>` with tsx and exactly `env` (and PATH). */
-function startExample(file: string, env: Record<string, string>): WatchedProcess {
-  return spawnWatched(file, tsx, [join(root, 'examples', file)], { cwd: root, env })
+/**
+ * Spawns `examples/<file>` with tsx and exactly `env` (and PATH), importing the built package as a
+ * reader's app does ({@link tsxAsInstalled}).
+ */
+async function startExample(file: string, env: Record<string, string>): Promise<WatchedProcess> {
+  return spawnWatched(file, tsx, [join(root, 'examples', file)], {
+    cwd: root,
+    env: { ...env, ...(await tsxAsInstalled()) },
+  })
 }
 
 /** Where the settlement of a paid response went: the token itself (EIP-3009) or x402's Permit2 proxy. */
@@ -46,7 +53,7 @@ describe.concurrent('the merchant examples, against a devnet', () => {
 
   it('examples/express-merchant.ts on Base (mainnet configuration, facilitator bearer token): paid once, swept, closed on SIGTERM', async () => {
     const devnet = await devnetFor('base', 'example-token')
-    const example = startExample('express-merchant.ts', {
+    const example = await startExample('express-merchant.ts', {
       BASE_MAINNET_RPC_URL: devnet.rpcUrl,
       MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
       X402_FACILITATOR_URL: devnet.facilitatorUrl as string,
@@ -78,7 +85,7 @@ describe.concurrent('the merchant examples, against a devnet', () => {
       MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
       VAULT_ADDRESSES: await writeAddressesFile(devnet),
     }
-    const example = startExample('hono-node.ts', {
+    const example = await startExample('hono-node.ts', {
       ...env,
       X402_FACILITATOR_URL: devnet.facilitatorUrl as string,
       PORT: '0',
@@ -101,14 +108,20 @@ describe.concurrent('the merchant examples, against a devnet', () => {
     // The wallet kept 50 USDC; a manual sweep with a 10 USDC reserve deposits the other 40.
     const { stdout } = await promisify(execFile)(tsx, [join(root, 'examples/sweep.ts')], {
       cwd: root,
-      env: { PATH: process.env.PATH, ...env, SWEEP_RESERVE_USDC: '10', SWEEP_MIN_IDLE_USDC: '10' },
+      env: {
+        PATH: process.env.PATH,
+        ...env,
+        SWEEP_RESERVE_USDC: '10',
+        SWEEP_MIN_IDLE_USDC: '10',
+        ...(await tsxAsInstalled()),
+      },
     })
     expect(stdout).toMatch(/^balance 50 USDC, reserve 10 USDC, idle 40 USDC$/m)
     expect(stdout).toMatch(/^deposited 40 USDC: 0x[0-9a-f]{64}$/m)
   })
 
   it('an example started without its environment names the missing variable', async () => {
-    const example = startExample('express-merchant.ts', { MERCHANT_PRIVATE_KEY: '0x12' })
+    const example = await startExample('express-merchant.ts', { MERCHANT_PRIVATE_KEY: '0x12' })
     running.push(example)
     const [code] = await once(example.child, 'exit')
     expect(code).not.toBe(0)

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeAddressesFile } from '../../harness/addressesFile.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { parseUsdc } from '../../src/index.js'
+import { tsxAsInstalled } from '../support/tsxAsInstalled.js'
 
 const run = promisify(execFile)
 const root = join(import.meta.dirname, '../..')
@@ -31,6 +32,7 @@ describe.concurrent('the README examples run against a devnet', () => {
         BASE_SEPOLIA_RPC_URL: devnet.rpcUrl,
         VAULT_ADDRESSES: addressesPath,
         MERCHANT_PRIVATE_KEY: devnet.accounts.merchant.privateKey,
+        ...(await tsxAsInstalled()),
       },
     })
     expect(stdout).toMatch(/^paused: false symbol: dvUSDC$/m)
@@ -43,7 +45,9 @@ describe.concurrent('the README examples run against a devnet', () => {
   })
 
   it('`npm run demo` (examples/demo.ts) tells the whole story on stdout and exits 0', async () => {
-    // npm test builds dist/ before vitest runs; `npm run demo` builds it itself.
+    // npm test builds dist/ before vitest runs; `npm run demo` builds it itself. The demo runs as that
+    // command runs it, with the repository's tsconfig (its `x402-vault` is the sources); the other
+    // examples' tests import the built package, as a reader's app does.
     const { stdout, stderr } = await run(tsx, [join(root, 'examples/demo.ts')], { cwd: root })
     expect(stderr).toBe('')
     // The agent pays from its vault position: each payment recalls its price first.
