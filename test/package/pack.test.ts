@@ -204,7 +204,7 @@ describe('npm pack', () => {
     expect(attw.stdout).toContain('No problems found')
   })
 
-  it('holds only dist (no source maps), the README, the CHANGELOG, the guides, LICENSE and package.json', () => {
+  it('holds only dist (no source maps), the README, the CHANGELOG, the guides, LICENSE and package.json', async () => {
     for (const path of packedFiles) {
       expect(path).toMatch(
         /^(dist\/.+\.(js|cjs|d\.ts|d\.cts)|README\.md|CHANGELOG\.md|docs\/[a-z-]+\.md|LICENSE|package\.json)$/,
@@ -213,6 +213,15 @@ describe('npm pack', () => {
     for (const path of ['dist/cli/index.js', 'dist/mcp/bin.js', 'README.md', 'docs/seller.md']) {
       expect(packedFiles).toContain(path)
     }
+    // Nor does a built file name a map: a debugger, or Node's --enable-source-maps, would look for it.
+    const installed = join(folders.plain, 'node_modules/x402-vault')
+    const namingAMap: string[] = []
+    for (const path of packedFiles.filter((path) => /\.c?js$/.test(path))) {
+      if ((await readFile(join(installed, path), 'utf8')).includes('sourceMappingURL=')) {
+        namingAMap.push(path)
+      }
+    }
+    expect(namingAMap).toEqual([])
   })
 })
 
