@@ -6,8 +6,9 @@ import { tempFolder } from '../../harness/tempFolder.js'
  * The environment that makes tsx run a script of this repository the way a reader's app runs it:
  * `x402-vault` is then the package itself (its `exports`, the built `dist/`), not the sources that
  * the repository's tsconfig maps it to. A tsconfig of its own, with no such mapping, does that. It
- * also saves each run the compiling of the sources through tsx: an example's start took 3.4 s of CPU
- * against the sources and 1.6 s against `dist/` on the 2-core dev machine.
+ * also saves each run the compiling of the sources through tsx: a script that imports the SDK and the
+ * Express plugin took 3.4 s of CPU against the sources and 1.6 s against `dist/` on the 2-core dev
+ * machine.
  *
  * @returns `{ TSX_TSCONFIG_PATH }`, to add to the script's environment.
  * @example
