@@ -4,8 +4,8 @@
 //   node scripts/test.mjs
 //
 // The tests run the built code, not its types. So the code is built first (about 8 s), with Biome
-// beside it, and the vitest run starts when it is built; beside it, at a lower CPU priority so that
-// the tests' own timing is not the one that waits, run `tsc` (the one type check of everything, about
+// beside it, and the vitest run starts when it is built; beside it, at the lowest CPU priority so
+// that they run on what the tests leave idle, run `tsc` (the one type check of everything, about
 // 30 s of a core) and the API report (which emits its declarations unchecked). The library's bundled
 // types (`dist/**/*.d.ts`) are not built: that is a second type check of the sources, for the package
 // only (`npm run build`, and the package tests, which build it first). Each step's output is held
@@ -17,8 +17,14 @@ import { join } from 'node:path'
 
 const root = join(import.meta.dirname, '..')
 const bin = (name) => join(root, 'node_modules/.bin', name)
-/** How much lower the checks' CPU priority is than the tests' (a `nice` increment). */
-const checksNice = 10
+/**
+ * The checks' CPU priority (`nice`): the lowest, so that they run on the time the tests leave idle.
+ * Linux shares a busy core by weight: at 10 a check still took about a tenth of a core from tests that
+ * kept both cores busy (weight 110 against 1024), about 30 s of CPU over a run; at 19 it takes about
+ * a seventieth (weight 15). They still end long before the tests: the tests leave over 100 s of a core
+ * idle, and the checks need about 60.
+ */
+const checksNice = 19
 
 /**
  * Runs one command; resolves with its exit code and, unless `inherit`, its output held back.
