@@ -40,10 +40,13 @@ describe('x402-vault: help and usage errors', () => {
     }
   })
 
-  // util-linux `script` runs the bin on a pseudo-terminal, as a user typing `x402-vault` does.
-  it.skipIf(!hasUtilLinuxScript)(
+  // util-linux `script` runs the bin on a pseudo-terminal, as a user typing `x402-vault` does. Linux
+  // systems ship it (on Debian, in the essential bsdutils), so there a missing one fails the test
+  // rather than skipping it; macOS's and the BSDs' `script` take other flags.
+  it.skipIf(process.platform !== 'linux')(
     'no command on a terminal prints the usage (on stderr), exit 2',
     async () => {
+      expect(hasUtilLinuxScript, 'util-linux `script` runs the bin on a terminal').toBe(true)
       const { code, output } = await runOnTerminal(`'${process.execPath}' '${cliBin}'`)
       expect(code).toBe(2)
       expect(output).toMatch(/^Usage: x402-vault <command>/)
