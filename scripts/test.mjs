@@ -4,12 +4,14 @@
 //   node scripts/test.mjs
 //
 // The tests run the built code, not its types. So the code is built first (about 8 s), with Biome
-// beside it, and the vitest run starts when it is built; beside it, at the lowest CPU priority so
-// that they run on what the tests leave idle, run `tsc` (the one type check of everything, about
-// 30 s of a core) and the API report (which emits its declarations unchecked). The library's bundled
-// types (`dist/**/*.d.ts`) are not built: that is a second type check of the sources, for the package
-// only (`npm run build`, and the package tests, which build it first). Each step's output is held
-// back and printed whole when it ends, so that no two logs interleave; vitest's streams as it runs.
+// beside it, and the tests start when it is built: the unit and devnet tests in two workers, and in
+// a second vitest process the devnet files that mostly wait, in one. Beside them, at the lowest CPU
+// priority so that they run on what the tests leave idle, run `tsc` (the one type check of
+// everything, about 30 s of a core) and the API report (which emits its declarations unchecked). The
+// library's bundled types (`dist/**/*.d.ts`) are not built: that is a second type check of the
+// sources, for the package only (`npm run build`, and the package tests, which build it first). Each
+// step's output is held back and printed whole when it ends, so that no two logs interleave; the
+// main vitest run's streams as it runs.
 // Exits non-zero when any step fails.
 import { spawn } from 'node:child_process'
 import { setPriority } from 'node:os'
@@ -67,20 +69,22 @@ const buildCode = {
   args: ['--silent'],
   env: { X402_VAULT_BUILD: 'code' },
 }
+const vitest = join(root, 'node_modules/vitest/vitest.mjs')
 const tests = {
   label: 'vitest',
   command: node,
-  args: [
-    join(root, 'node_modules/vitest/vitest.mjs'),
-    'run',
-    '--project',
-    'unit',
-    '--project',
-    'devnet',
-  ],
+  args: [vitest, 'run', '--project', 'unit', '--project', 'devnet'],
   // The code is built: the global set-up must not ask for the types too.
   env: { X402_VAULT_BUILD: 'code' },
   inherit: true,
+}
+// The devnet files that mostly wait (`waitingTests` in vitest.config.ts), in one worker of their own
+// beside the two above, at the tests' priority: there their waits overlap the others' work.
+const waitingTests = {
+  ...tests,
+  label: 'vitest (devnet-waiting)',
+  args: [vitest, 'run', '--project', 'devnet-waiting'],
+  inherit: false,
 }
 // TypeScript 7, the native compiler: about 20 s of one core where TypeScript 5.9's tsc took 80 s of
 // CPU. Single-threaded: beside the tests every core is busy, and its threads would only add work.
@@ -109,6 +113,6 @@ const linted = run(lint)
 const built = await run(buildCode)
 const results = await Promise.all([
   linted,
-  ...(built ? [run(tests), run(typecheck), run(apiCheck)] : [false]),
+  ...(built ? [run(tests), run(waitingTests), run(typecheck), run(apiCheck)] : [false]),
 ])
 process.exitCode = results.every(Boolean) ? 0 : 1
