@@ -7,7 +7,7 @@
 // beside it, and the tests start when it is built: the unit and devnet tests in two workers, and in
 // a second vitest process the devnet files that mostly wait, in one. Beside them, at the lowest CPU
 // priority so that they run on what the tests leave idle, run `tsc` (the one type check of
-// everything, about 30 s of a core) and the API report (which emits its declarations unchecked). The
+// everything, about 25 s of a core) and the API report (which emits its declarations unchecked). The
 // library's bundled types (`dist/**/*.d.ts`) are not built: that is a second type check of the
 // sources, for the package only (`npm run build`, and the package tests, which build it first). Each
 // step's output is held back and printed whole when it ends, so that no two logs interleave; the
@@ -94,6 +94,9 @@ const typecheck = {
   label: 'typecheck',
   command: node,
   args: [join(root, 'node_modules/typescript7/bin/tsc'), '--noEmit', '--singleThreaded'],
+  // Go's garbage collector off for this one short run: 23 s of CPU instead of 30, for a peak of
+  // 1.5 GB of memory instead of 1.2 (on the 2-core dev machine).
+  env: { GOGC: 'off' },
   nice: checksNice,
 }
 const apiCheck = {
