@@ -5,13 +5,13 @@
 //
 // The tests run the built code, not its types. So the code is built first (about 8 s), with Biome
 // beside it, and the tests start when it is built: the unit and devnet tests in two workers, and in
-// a second vitest process the devnet files that mostly wait, in one. Beside them, at the lowest CPU
-// priority so that they run on what the tests leave idle, run `tsc` (the one type check of
-// everything, about 25 s of a core) and the API report (which emits its declarations unchecked). The
-// library's bundled types (`dist/**/*.d.ts`) are not built: that is a second type check of the
-// sources, for the package only (`npm run build`, and the package tests, which build it first). Each
-// step's output is held back and printed whole when it ends, so that no two logs interleave; the
-// main vitest run's streams as it runs.
+// a second vitest process the devnet files that mostly wait, in one. From the start, at the lowest
+// CPU priority so that they run on what the build and the tests leave idle, run `tsc` (the one type
+// check of everything, about 25 s of a core) and the API report (which emits its declarations
+// unchecked). The library's bundled types (`dist/**/*.d.ts`) are not built: that is a second type
+// check of the sources, for the package only (`npm run build`, and the package tests, which build
+// it first). Each step's output is held back and printed whole when it ends, so that no two logs
+// interleave; the main vitest run's streams as it runs.
 // Exits non-zero when any step fails.
 import { spawn } from 'node:child_process'
 import { setPriority } from 'node:os'
@@ -23,8 +23,8 @@ const bin = (name) => join(root, 'node_modules/.bin', name)
  * The checks' CPU priority (`nice`): the lowest, so that they run on the time the tests leave idle.
  * Linux shares a busy core by weight: at 10 a check still took about a tenth of a core from tests that
  * kept both cores busy (weight 110 against 1024), about 30 s of CPU over a run; at 19 it takes about
- * a seventieth (weight 15). They still end long before the tests: the tests leave over 100 s of a core
- * idle, and the checks need about 60.
+ * a seventieth (weight 15). They still end before the tests: they need about 40 s of CPU, and got it
+ * in the first 110 to 210 s of a 350 s run on the 2-core dev machine.
  */
 const checksNice = 19
 
@@ -109,13 +109,17 @@ const apiCheck = {
 // package.json's own `lint` script, so that its flags are written once.
 const lint = { label: 'lint', command: 'npm', args: ['run', '--silent', 'lint'] }
 
-// Biome beside the build, which leaves most of a core idle while it waits on esbuild. The type check
-// and the API report wait for the tests instead: started beside the build, they took it from 10 s to
-// 13 s, and so delayed the tests, where beside the tests they fill the time their workers wait.
+// Biome beside the build, which leaves most of a core idle while it waits on esbuild, and the type check
+// and the API report from the start, at their low priority: they take that idle time (about 6 s of
+// CPU) and cost the build under a second (6.2 s to 7.0 s). At nice 10 they took it from 10 s to 13 s.
+// The tests keep both cores busy, so every second of CPU the checks spend before them is half a
+// second off the end.
 const linted = run(lint)
+const checked = [run(typecheck), run(apiCheck)]
 const built = await run(buildCode)
 const results = await Promise.all([
   linted,
-  ...(built ? [run(tests), run(waitingTests), run(typecheck), run(apiCheck)] : [false]),
+  ...checked,
+  ...(built ? [run(tests), run(waitingTests)] : [false]),
 ])
 process.exitCode = results.every(Boolean) ? 0 : 1
