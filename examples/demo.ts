@@ -315,6 +315,10 @@ async function startMerchant(devnet: Devnet) {
           setTimeout(resolve, 200)
         })
       }
+      // The balance falls once the deposit is mined, before the sweep that sent it has seen its
+      // receipt and reported it to onIdleDeposit: wait for that sweep to end.
+      await paywall.sweeper.idle()
+      if (problems.length > 0) throw new Error(`the sweeper reported ${problems[0]}`)
       return deposits
     },
   }
