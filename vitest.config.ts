@@ -19,7 +19,7 @@ const slowFirst = ['test/devnet/artifacts.test.ts']
  * its duration; the Cloudflare Worker's half). `npm test` runs them in a vitest process of their own,
  * with one worker, beside the two workers that run the rest: there their waits overlap work. With
  * them among the rest, both workers were at times waiting at once, and the machine sat 70 core-s
- * idle; apart, `npm test` took 20 s less (6:31 against 6:50 on the 2-core dev machine).
+ * idle; apart, `npm test` took 30 s less (6:20 against 6:50 on the 2-core dev machine).
  */
 const waitingTests = [
   'test/secrets.devnet.test.ts',
