@@ -307,8 +307,11 @@ async function startMerchant(devnet: Devnet) {
     /** The deposits once the wallet is down to `floor`: the sweeper runs after the paid responses. */
     async depositsUpTo(floor: bigint, timeoutMs = 30_000): Promise<IdleDeposit[]> {
       const deadline = Date.now() + timeoutMs
-      while ((await liquid()) > floor) {
+      const failOnProblem = () => {
         if (problems.length > 0) throw new Error(`the sweeper reported ${problems[0]}`)
+      }
+      while ((await liquid()) > floor) {
+        failOnProblem()
         if (Date.now() > deadline) throw new Error(`no deposit within ${timeoutMs / 1000} s`)
         await new Promise<void>((resolve) => {
           depositArrived = resolve
@@ -318,7 +321,7 @@ async function startMerchant(devnet: Devnet) {
       // The balance falls once the deposit is mined, before the sweep that sent it has seen its
       // receipt and reported it to onIdleDeposit: wait for that sweep to end.
       await paywall.sweeper.idle()
-      if (problems.length > 0) throw new Error(`the sweeper reported ${problems[0]}`)
+      failOnProblem()
       return deposits
     },
   }
