@@ -21,6 +21,7 @@ import {
 import { advanceYield } from './advanceYield.js'
 import { startAnvil } from './anvil.js'
 import {
+  type DeployerClient,
   deployVaultStack,
   installMulticall3,
   installX402BatchSettlement,
@@ -111,8 +112,14 @@ const usdcMintAbi = parseAbi(['function mint(address to, uint256 amount)'])
  * network with an address override. The genesis block sits above viem's Multicall3 `blockCreated`
  * for that chain, so block-pinned multicalls work. The tokens sit at their live addresses and behave
  * as the live ones do (on `base-sepolia` the vault's USDC has no EIP-3009, so x402 buyers pay it
- * through Permit2), and Permit2 and x402's Permit2 proxies answer at their canonical ones. The stack is deployed as the live one was: venues with liquidity, then the oracle's first
- * observation 5 minutes later; the chain then runs on wall-clock time.
+ * through Permit2), and Permit2 and x402's Permit2 proxies answer at their canonical ones. The stack
+ * is deployed as the live one was: venues with liquidity, then the oracle's first observation 5
+ * minutes later; the chain then runs on wall-clock time.
+ *
+ * A later devnet of the same chain and funding in the same process starts from the first one's state
+ * as deployed (anvil's `anvil_dumpState`, loaded into a new anvil): the same contracts, balances,
+ * blocks, logs and past states, in about a quarter of the time. One empty block, mined as it loads,
+ * puts the chain on wall-clock time. The first devnet's later transactions are not in it.
  *
  * @param options - chain, port, facilitator, funding.
  * @returns The devnet: RPC URL, addresses, accounts, `advanceTime`, `stop`.
@@ -151,13 +158,20 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
         packages: ['@x402/core', '@x402/evm', 'zod'],
       })
     : undefined
+  // A devnet of this chain and funding deployed earlier in this process left its state: load it rather
+  // than deploy again (a quarter of the CPU, and of the time, of a deployment).
+  const fund = options.fundUsdc ?? 1_000_000_000n
+  const deployed = deployedStates().get(`${chainName}:${fund}`)
   const multicallBlock = entry.viemChain.contracts?.multicall3?.blockCreated ?? 0
   const anvil = await startAnvil({
     chainId: entry.chainId,
     blockNumber: BigInt(multicallBlock) + 1_000n,
     // Deploying moves the clock forward by the oracle's seed delay; starting that far in the past leaves the
     // chain on wall-clock time, which x402 authorizations (valid-after/valid-before windows) are signed in.
-    genesisTimestamp: BigInt(Math.floor(Date.now() / 1000) - oracleSeedDelaySeconds),
+    // A loaded state keeps its blocks, and the chain goes on from them on wall-clock time.
+    ...(deployed
+      ? {}
+      : { genesisTimestamp: BigInt(Math.floor(Date.now() / 1000) - oracleSeedDelaySeconds) }),
     ...(options.port === undefined ? {} : { port: options.port }),
   })
 
@@ -195,31 +209,29 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       transport: http(anvil.rpcUrl, { fetchFn: nodeHttpFetch }),
     })
 
-    await installMulticall3(client)
-    const addresses = await deployVaultStack({
-      client,
-      usdc: await installVaultUsdc(client, chainName),
-    })
-    const x402DefaultUsdc = await installX402DefaultUsdc(client, chainName)
-    const tokens: DevnetTokens = {
-      usdc: addresses.usdc,
-      ...(x402DefaultUsdc === undefined ? {} : { circleTestUsdc: x402DefaultUsdc }),
-    }
-    await installX402Permit2(client)
-    await installX402BatchSettlement(client)
-
-    const fund = options.fundUsdc ?? 1_000_000_000n
-    for (const token of [tokens.usdc, tokens.circleTestUsdc].filter((token) => token)) {
-      for (const wallet of [accounts.merchant.address, accounts.buyer.address]) {
-        const hash = await client.writeContract({
-          address: token as Address,
-          abi: usdcMintAbi,
-          functionName: 'mint',
-          args: [wallet, fund],
-        })
-        const receipt = await client.waitForTransactionReceipt({ hash })
-        if (receipt.status !== 'success') throw new Error(`funding ${wallet} reverted`)
-      }
+    let addresses: VaultAddresses
+    let tokens: DevnetTokens
+    if (deployed) {
+      await testClient.loadState({ state: deployed.state })
+      // A block now, as a deployment's last one is: anvil's evm_revert sets the clock back to the
+      // snapshot's block, and a snapshot of the loaded chain's last block would set it minutes back.
+      // Never before the deployment's last block: the new anvil's clock does not know of it, and
+      // where the wall clock reads earlier (seen in a full test run: a loaded chain's first block 5 s
+      // before the deployment's last), the venues' interest (now minus their last update) underflows.
+      const head = await client.getBlock({ blockTag: 'latest' })
+      const now = BigInt(Math.floor(Date.now() / 1000))
+      await testClient.setNextBlockTimestamp({
+        timestamp: now > head.timestamp ? now : head.timestamp + 1n,
+      })
+      await testClient.mine({ blocks: 1 })
+      ;({ addresses, tokens } = deployed)
+    } else {
+      ;({ addresses, tokens } = await deployAndFund(client, chainName, accounts, fund))
+      deployedStates().set(`${chainName}:${fund}`, {
+        state: await dumpDeployedState(client),
+        addresses,
+        tokens,
+      })
     }
 
     let facilitatorUrl: string | undefined
@@ -262,4 +274,64 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       cause,
     })
   }
+}
+
+/** A deployed and funded devnet's chain (`anvil_dumpState`), and where its contracts are. */
+type DeployedState = { state: Hex; addresses: VaultAddresses; tokens: DevnetTokens }
+
+/**
+ * The deployed states of this process's devnets, by chain and funding. Kept in the global symbol
+ * registry, as the running anvils are: a test runner that loads modules afresh for each file, or a
+ * second copy of the package, finds the states the first left.
+ */
+function deployedStates(): Map<string, DeployedState> {
+  const key = Symbol.for('x402-vault.deployedDevnetStates')
+  const registry = globalThis as { [key]?: Map<string, DeployedState> }
+  registry[key] ??= new Map()
+  return registry[key]
+}
+
+/**
+ * The devnet's whole chain as anvil dumps it: accounts, code and storage, every block, transaction and
+ * receipt, and (`true`) the past blocks' states, so that a devnet loaded from it answers logs, receipts
+ * and historical reads of the deployment as this one does.
+ */
+async function dumpDeployedState(client: { request: unknown }): Promise<Hex> {
+  // anvil_dumpState's argument is not in viem's typed test actions; the untyped request accepts it.
+  const request = client.request as (args: { method: string; params: unknown[] }) => Promise<Hex>
+  return request({ method: 'anvil_dumpState', params: [true] })
+}
+
+/** Deploys the stack and the tokens at their live addresses, and gives the merchant and the buyer `fund` of each token. */
+async function deployAndFund(
+  client: DeployerClient<Chain, PrivateKeyAccount>,
+  chainName: VaultChainName,
+  accounts: Devnet['accounts'],
+  fund: bigint,
+): Promise<{ addresses: VaultAddresses; tokens: DevnetTokens }> {
+  await installMulticall3(client)
+  const addresses = await deployVaultStack({
+    client,
+    usdc: await installVaultUsdc(client, chainName),
+  })
+  const x402DefaultUsdc = await installX402DefaultUsdc(client, chainName)
+  const tokens: DevnetTokens = {
+    usdc: addresses.usdc,
+    ...(x402DefaultUsdc === undefined ? {} : { circleTestUsdc: x402DefaultUsdc }),
+  }
+  await installX402Permit2(client)
+  await installX402BatchSettlement(client)
+  for (const token of [tokens.usdc, tokens.circleTestUsdc].filter((token) => token)) {
+    for (const wallet of [accounts.merchant.address, accounts.buyer.address]) {
+      const hash = await client.writeContract({
+        address: token as Address,
+        abi: usdcMintAbi,
+        functionName: 'mint',
+        args: [wallet, fund],
+      })
+      const receipt = await client.waitForTransactionReceipt({ hash })
+      if (receipt.status !== 'success') throw new Error(`funding ${wallet} reverted`)
+    }
+  }
+  return { addresses, tokens }
 }

@@ -1,12 +1,13 @@
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createPublicClient, erc20Abi, http } from 'viem'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPublicClient, createTestClient, erc20Abi, http, type PublicClient } from 'viem'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { resolveAnvilBinary, startAnvil } from '../../src/devnet/anvil.js'
 import { DevnetError } from '../../src/devnet/errors.js'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.js'
 import { multicall3Address, vaultAddressKeys, vaultChains } from '../../src/sdk/chains.js'
+import { devnetClients } from '../support/devnet.js'
 
 function isAlive(pid: number): boolean {
   try {
@@ -83,6 +84,92 @@ describe('startDevnet', () => {
     const after = await client.getBlock()
     expect(after.number).toBe(before.number + 1n)
     expect(after.timestamp - before.timestamp).toBeGreaterThanOrEqual(3n * 24n * 3600n)
+  })
+})
+
+describe('a second devnet of the same chain and funding in one process', () => {
+  it('starts from the first one’s deployed state: the same contracts, balances, blocks, logs and past states, then runs on wall-clock time', async () => {
+    // A funding no other devnet of this worker has, so that the first one deploys.
+    const fundUsdc = 4_321_000_000n
+    const first = await startDevnet({ chain: 'base', fundUsdc })
+    const deployedAt = await createPublicClient({ transport: http(first.rpcUrl) }).getBlock()
+    // Into the next second of the wall clock: had the second devnet deployed again, its genesis and
+    // every block after it would carry other timestamps, so other hashes.
+    await new Promise((resolve) => setTimeout(resolve, 1_000 - (Date.now() % 1_000) + 10))
+    const secondStarted = Math.floor(Date.now() / 1000)
+    const second = await startDevnet({ chain: 'base', fundUsdc })
+    try {
+      expect(second.rpcUrl).not.toBe(first.rpcUrl)
+      expect(second.addresses).toEqual(first.addresses)
+      expect(second.tokens).toEqual(first.tokens)
+      const [before, after] = [first, second].map((devnet) =>
+        createPublicClient({ chain: devnet.viemChain, transport: http(devnet.rpcUrl) }),
+      ) as [PublicClient, PublicClient]
+      // Every block of the deployment, with its transactions' logs.
+      expect((await after.getBlock({ blockNumber: deployedAt.number })).hash).toBe(deployedAt.hash)
+      const genesis =
+        BigInt(vaultChains.base.viemChain.contracts?.multicall3?.blockCreated ?? 0) + 1_000n
+      const range = { fromBlock: genesis, toBlock: deployedAt.number }
+      const logs = await after.getLogs(range)
+      expect(logs.length).toBeGreaterThan(10)
+      expect(logs).toEqual(await before.getLogs(range))
+      // A past state: the merchant's USDC before it was funded, as an archive node answers it.
+      const balanceAt = (client: PublicClient, blockNumber?: bigint) =>
+        client.readContract({
+          address: first.addresses.usdc,
+          abi: erc20Abi,
+          functionName: 'balanceOf',
+          args: [first.accounts.merchant.address],
+          ...(blockNumber === undefined ? {} : { blockNumber }),
+        })
+      expect(await balanceAt(after, genesis + 1n)).toBe(0n)
+      expect(await balanceAt(after)).toBe(fundUsdc)
+      // One empty block on top, at the time it loaded: the chain goes on from the deployment on the
+      // wall clock, where x402 authorizations are signed, and a snapshot taken at once and reverted
+      // (which sets the clock back to the snapshot's block) keeps it there.
+      const loaded = await after.getBlock()
+      expect(loaded.number).toBe(deployedAt.number + 1n)
+      expect(loaded.transactions).toEqual([])
+      expect(Number(loaded.timestamp)).toBeGreaterThanOrEqual(secondStarted)
+      const testClient = createTestClient({ mode: 'anvil', transport: http(second.rpcUrl) })
+      const snapshot = await testClient.snapshot()
+      await testClient.mine({ blocks: 1 })
+      await testClient.revert({ id: snapshot })
+      await testClient.mine({ blocks: 1 })
+      const next = await after.getBlock()
+      expect(next.number).toBe(loaded.number + 1n)
+      expect(Number(next.timestamp)).toBeGreaterThanOrEqual(secondStarted)
+      expect(Number(next.timestamp)).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000))
+    } finally {
+      await Promise.all([first.stop(), second.stop()])
+    }
+  })
+
+  it('never mines a block before the deployment’s last one, where the wall clock reads earlier', async () => {
+    // A deployment whose clock ran two minutes ahead of this machine's: Date.now() read ahead while
+    // it started, as after the wall clock is stepped back.
+    const fundUsdc = 4_322_000_000n
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(Date.now() + 120_000)
+    const first = await startDevnet({ chain: 'base-sepolia', fundUsdc }).finally(() =>
+      vi.useRealTimers(),
+    )
+    const deployedAt = await createPublicClient({ transport: http(first.rpcUrl) }).getBlock()
+    expect(Number(deployedAt.timestamp)).toBeGreaterThan(Date.now() / 1000 + 100)
+    const second = await startDevnet({ chain: 'base-sepolia', fundUsdc })
+    try {
+      const t = devnetClients(second)
+      const loaded = await t.publicClient.getBlock()
+      expect(loaded.number).toBe(deployedAt.number + 1n)
+      expect(loaded.timestamp).toBeGreaterThan(deployedAt.timestamp)
+      // The venues accrue from their last update: a deposit goes through (it panicked with 0x11).
+      await t.vault.ensureInitializedAndWait()
+      await t.vault.depositAndWait({ amount: 10_000_000n })
+      const next = await t.publicClient.getBlock()
+      expect(next.timestamp).toBeGreaterThanOrEqual(loaded.timestamp)
+    } finally {
+      await Promise.all([first.stop(), second.stop()])
+    }
   })
 })
 
