@@ -116,10 +116,11 @@ const usdcMintAbi = parseAbi(['function mint(address to, uint256 amount)'])
  * is deployed as the live one was: venues with liquidity, then the oracle's first observation 5
  * minutes later; the chain then runs on wall-clock time.
  *
- * A later devnet of the same chain and funding in the same process starts from the first one's state
- * as deployed (anvil's `anvil_dumpState`, loaded into a new anvil): the same contracts, balances,
- * blocks, logs and past states, in about a quarter of the time. One empty block, mined as it loads,
- * puts the chain on wall-clock time. The first devnet's later transactions are not in it.
+ * A later devnet of the same chain and funding in the same process, within a minute, starts from the
+ * first one's state as deployed (anvil's `anvil_dumpState`, loaded into a new anvil): the same
+ * contracts, balances, blocks, logs and past states, in about a quarter of the time. One empty block,
+ * mined as it loads, puts the chain on wall-clock time. The first devnet's later transactions are not
+ * in it.
  *
  * @param options - chain, port, facilitator, funding.
  * @returns The devnet: RPC URL, addresses, accounts, `advanceTime`, `stop`.
@@ -158,10 +159,10 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
         packages: ['@x402/core', '@x402/evm', 'zod'],
       })
     : undefined
-  // A devnet of this chain and funding deployed earlier in this process left its state: load it rather
-  // than deploy again (a quarter of the CPU, and of the time, of a deployment).
+  // A devnet of this chain and funding deployed in this process within the minute left its state: load
+  // it rather than deploy again (a quarter of the CPU, and of the time, of a deployment).
   const fund = options.fundUsdc ?? 1_000_000_000n
-  const deployed = deployedStates().get(`${chainName}:${fund}`)
+  const deployed = recentDeployment(`${chainName}:${fund}`)
   const multicallBlock = entry.viemChain.contracts?.multicall3?.blockCreated ?? 0
   const anvil = await startAnvil({
     chainId: entry.chainId,
@@ -229,6 +230,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       ;({ addresses, tokens } = await deployAndFund(client, chainName, accounts, fund))
       deployedStates().set(`${chainName}:${fund}`, {
         state: await dumpDeployedState(client),
+        at: performance.now(),
         addresses,
         tokens,
       })
@@ -277,7 +279,28 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
 }
 
 /** A deployed and funded devnet's chain (`anvil_dumpState`), and where its contracts are. */
-type DeployedState = { state: Hex; addresses: VaultAddresses; tokens: DevnetTokens }
+type DeployedState = {
+  state: Hex
+  addresses: VaultAddresses
+  tokens: DevnetTokens
+  /** When it was deployed (`performance.now()`). */
+  at: number
+}
+
+/**
+ * How long a deployment serves the later devnets: a devnet loaded from it is one deployed that long
+ * ago, whose venues' seed has earned that much interest. Much older, it differs from a fresh one by
+ * more than a test written for a fresh one allows (seen with deployments several minutes old: the
+ * oracle no longer found every venue unsafe after a 1 USDC loss on Morpho, whose 1,000,000 USDC seed
+ * earns about 0.085 USDC a minute).
+ */
+const deploymentServesMs = 60_000
+
+/** The deployment of this chain and funding made in this process less than a minute ago, if any. */
+function recentDeployment(key: string): DeployedState | undefined {
+  const deployed = deployedStates().get(key)
+  return deployed && performance.now() - deployed.at < deploymentServesMs ? deployed : undefined
+}
 
 /**
  * The deployed states of this process's devnets, by chain and funding. Kept in the global symbol

@@ -171,6 +171,35 @@ describe('a second devnet of the same chain and funding in one process', () => {
       await Promise.all([first.stop(), second.stop()])
     }
   })
+
+  it('deploys afresh once the deployment is a minute old, and that one serves the next minute', async () => {
+    const fundUsdc = 4_323_000_000n
+    // The minute on performance.now(), which the deployment's age is read from.
+    vi.useFakeTimers({ toFake: ['performance'] })
+    const devnets: Devnet[] = []
+    /** The head of a new devnet: a loaded one has an empty block on the deployment's last. */
+    const startHead = async () => {
+      const devnet = await startDevnet({ chain: 'base', fundUsdc })
+      devnets.push(devnet)
+      return createPublicClient({ transport: http(devnet.rpcUrl) }).getBlock()
+    }
+    try {
+      const deployed = await startHead()
+      expect(deployed.transactions).toHaveLength(1)
+      vi.advanceTimersByTime(59_000)
+      const loaded = await startHead()
+      expect([loaded.number, loaded.transactions]).toEqual([deployed.number + 1n, []])
+      vi.advanceTimersByTime(1_000)
+      const redeployed = await startHead()
+      expect([redeployed.number, redeployed.transactions.length]).toEqual([deployed.number, 1])
+      vi.advanceTimersByTime(59_000)
+      const loadedAgain = await startHead()
+      expect([loadedAgain.number, loadedAgain.transactions]).toEqual([deployed.number + 1n, []])
+    } finally {
+      vi.useRealTimers()
+      await Promise.all(devnets.map((devnet) => devnet.stop()))
+    }
+  })
 })
 
 describe('the anvil launcher', () => {
