@@ -1,8 +1,10 @@
 import {
   type Address,
   type Chain,
+  type Client,
   createTestClient,
   createWalletClient,
+  type EIP1193RequestFn,
   type Hex,
   http,
   type PublicClient,
@@ -162,7 +164,8 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
   // A devnet of this chain and funding deployed in this process within the minute left its state: load
   // it rather than deploy again (a quarter of the CPU, and of the time, of a deployment).
   const fund = options.fundUsdc ?? 1_000_000_000n
-  const deployed = recentDeployment(`${chainName}:${fund}`)
+  const deploymentKey = `${chainName}:${fund}`
+  const deployed = recentDeployment(deploymentKey)
   const multicallBlock = entry.viemChain.contracts?.multicall3?.blockCreated ?? 0
   const anvil = await startAnvil({
     chainId: entry.chainId,
@@ -228,7 +231,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       ;({ addresses, tokens } = deployed)
     } else {
       ;({ addresses, tokens } = await deployAndFund(client, chainName, accounts, fund))
-      deployedStates().set(`${chainName}:${fund}`, {
+      deployedStates().set(deploymentKey, {
         state: await dumpDeployedState(client),
         at: performance.now(),
         addresses,
@@ -319,10 +322,10 @@ function deployedStates(): Map<string, DeployedState> {
  * receipt, and (`true`) the past blocks' states, so that a devnet loaded from it answers logs, receipts
  * and historical reads of the deployment as this one does.
  */
-async function dumpDeployedState(client: { request: unknown }): Promise<Hex> {
+async function dumpDeployedState(client: Client): Promise<Hex> {
   // anvil_dumpState's argument is not in viem's typed test actions; the untyped request accepts it.
-  const request = client.request as (args: { method: string; params: unknown[] }) => Promise<Hex>
-  return request({ method: 'anvil_dumpState', params: [true] })
+  const request = client.request as unknown as EIP1193RequestFn
+  return (await request({ method: 'anvil_dumpState', params: [true] })) as Hex
 }
 
 /** Deploys the stack and the tokens at their live addresses, and gives the merchant and the buyer `fund` of each token. */
